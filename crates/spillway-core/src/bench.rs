@@ -1,0 +1,106 @@
+//! Standard speed benchmarks (`spillway bench`): named scenarios, run to the end,
+//! reported as events/s and packet-hops/s.
+
+use crate::scenario::Scenario;
+use crate::sim::Sim;
+use std::time::Instant;
+
+/// (name, description, scenario text)
+pub const BENCHMARKS: &[(&str, &str, &str)] = &[
+    (
+        "incast64",
+        "star, 64 senders x 64 KB to one receiver, 10G, 128 KB buffers, 100 rounds",
+        r#"
+[topology]
+kind = "star"
+hosts = 65
+link_rate = "10Gbps"
+link_delay = "1us"
+[switch]
+buffer = "128KB"
+[transport]
+rto_min = "1ms"
+[workload]
+kind = "incast"
+senders = 64
+size = "64KB"
+rounds = 100
+"#,
+    ),
+    (
+        "fattree_websearch",
+        "fat_tree k=8 (128 hosts), 10G, Poisson web search at load 0.6, 20 ms simulated",
+        r#"
+[topology]
+kind = "fat_tree"
+k = 8
+link_rate = "10Gbps"
+link_delay = "1us"
+[switch]
+buffer = "128KB"
+[transport]
+rto_min = "1ms"
+[workload]
+kind = "poisson"
+cdf = "websearch"
+load = 0.6
+[run]
+duration = "20ms"
+"#,
+    ),
+    (
+        "fattree16_websearch",
+        "fat_tree k=16 (1024 hosts), 10G, Poisson web search at load 0.6, 2 ms simulated (per-hop cost at scale)",
+        r#"
+[topology]
+kind = "fat_tree"
+k = 16
+link_rate = "10Gbps"
+link_delay = "1us"
+[switch]
+buffer = "128KB"
+[transport]
+rto_min = "1ms"
+[workload]
+kind = "poisson"
+cdf = "websearch"
+load = 0.6
+[run]
+duration = "2ms"
+"#,
+    ),
+];
+
+#[derive(Debug, Clone)]
+pub struct BenchResult {
+    pub name: String,
+    pub description: String,
+    pub events: u64,
+    pub packet_hops: u64,
+    pub flows: u64,
+    pub sim_time_ps: u64,
+    pub wall_s: f64,
+    pub events_per_s: f64,
+    pub packet_hops_per_s: f64,
+}
+
+pub fn run_benchmark(name: &str) -> Option<BenchResult> {
+    let &(name, description, text) = BENCHMARKS.iter().find(|b| b.0 == name)?;
+    let sc = Scenario::parse(text, &[], None).expect("benchmark scenarios are valid");
+    let mut sim = Sim::new(&sc).expect("benchmark scenarios build");
+    let t0 = Instant::now();
+    sim.run_to_end();
+    let wall = t0.elapsed().as_secs_f64();
+    let c = &sim.counters;
+    Some(BenchResult {
+        name: name.to_string(),
+        description: description.to_string(),
+        events: c.events,
+        packet_hops: c.packet_hops,
+        flows: c.flows_started,
+        sim_time_ps: sim.now(),
+        wall_s: wall,
+        events_per_s: c.events as f64 / wall,
+        packet_hops_per_s: c.packet_hops as f64 / wall,
+    })
+}

@@ -1,0 +1,314 @@
+//! Packets, ports and routes: the data the event loop moves.
+//!
+//! Packets live in an arena and are referred to by index; a port owns a byte-bounded
+//! buffer shared by 8 strict-priority classes (class 0 highest) with tail drop; routes
+//! hold, per switch and destination host, the set of equal-cost egress ports.
+
+use crate::topology::Topology;
+use crate::units::Ps;
+use std::collections::VecDeque;
+
+pub const CLASSES: usize = 8;
+pub const MAX_SACK: usize = 3;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PktKind {
+    Data,
+    Ack,
+}
+
+#[derive(Debug, Clone)]
+pub struct Packet {
+    pub flow_slot: u32,
+    pub flow_id: u64,
+    pub src: u32,
+    pub dst: u32,
+    pub kind: PktKind,
+    pub class: u8,
+    /// Data: this packet is a retransmission. Ack: it echoes one (Karn's rule).
+    pub retx: bool,
+    pub nsack: u8,
+    /// Bytes on the wire: IP packet + framing.
+    pub wire: u32,
+    /// Payload bytes (data).
+    pub len: u32,
+    /// Data: first byte. Ack: cumulative ACK (next byte expected).
+    pub seq: u64,
+    /// Data: when it was sent. Ack: the echoed send time of the data it acknowledges.
+    pub ts: Ps,
+    pub sack: [(u64, u64); MAX_SACK],
+    /// Fixed per flow: the 5-tuple hash ECMP uses.
+    pub hash: u64,
+}
+
+/// Packet arena with a free list: no per-packet heap allocation in steady state.
+#[derive(Default)]
+pub struct Arena {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl Arena {
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = p;
+            i
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as u32
+        }
+    }
+    #[inline]
+    pub fn free(&mut self, i: u32) {
+        self.free.push(i);
+    }
+    #[inline]
+    pub fn get(&self, i: u32) -> &Packet {
+        &self.slots[i as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut Packet {
+        &mut self.slots[i as usize]
+    }
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+/// Per-port counters, exported in summary.json.
+#[derive(Debug, Clone, Default)]
+pub struct PortStats {
+    pub enqueued: u64,
+    pub dropped: u64,
+    pub max_bytes: u64,
+    /// ∫ occupancy dt, in byte·ps, for the time average.
+    pub area: u128,
+    pub last_change: Ps,
+}
+
+/// An egress port: 8 strict-priority FIFOs sharing `capacity` bytes, tail drop.
+pub struct Port {
+    pub peer: u32,
+    pub rate: u64,
+    pub delay: Ps,
+    pub capacity: u64,
+    pub bytes: u64,
+    queues: [VecDeque<u32>; CLASSES],
+    nonempty: u8,
+    pub busy_until: Ps,
+    pub wake_pending: bool,
+    pub stats: PortStats,
+}
+
+impl Port {
+    fn new(peer: u32, rate: u64, delay: Ps, capacity: u64) -> Port {
+        Port {
+            peer,
+            rate,
+            delay,
+            capacity,
+            bytes: 0,
+            queues: Default::default(),
+            nonempty: 0,
+            busy_until: 0,
+            wake_pending: false,
+            stats: PortStats::default(),
+        }
+    }
+
+    #[inline]
+    fn account(&mut self, now: Ps) {
+        let dt = now - self.stats.last_change;
+        self.stats.area += self.bytes as u128 * dt as u128;
+        self.stats.last_change = now;
+    }
+
+    /// Tail-drop admission; returns false (and counts a drop) when the packet does not fit.
+    #[inline]
+    pub fn enqueue(&mut self, now: Ps, pkt: u32, wire: u32, class: u8) -> bool {
+        if self.bytes + wire as u64 > self.capacity {
+            self.stats.dropped += 1;
+            return false;
+        }
+        self.account(now);
+        self.bytes += wire as u64;
+        self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
+        self.stats.enqueued += 1;
+        self.queues[class as usize].push_back(pkt);
+        self.nonempty |= 1 << class;
+        true
+    }
+
+    /// The head of the highest-priority non-empty class.
+    #[inline]
+    pub fn dequeue(&mut self, now: Ps, wire_of: impl Fn(u32) -> u32) -> Option<u32> {
+        if self.nonempty == 0 {
+            return None;
+        }
+        let c = self.nonempty.trailing_zeros() as usize;
+        let q = &mut self.queues[c];
+        let pkt = q.pop_front().expect("nonempty bit set");
+        if q.is_empty() {
+            self.nonempty &= !(1 << c);
+        }
+        self.account(now);
+        self.bytes -= wire_of(pkt) as u64;
+        Some(pkt)
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.nonempty == 0
+    }
+
+    pub fn mean_bytes(&self, now: Ps) -> f64 {
+        if now == 0 {
+            return 0.0;
+        }
+        let area = self.stats.area + self.bytes as u128 * (now - self.stats.last_change) as u128;
+        area as f64 / now as f64
+    }
+}
+
+pub struct Node {
+    pub ports: Vec<Port>,
+}
+
+/// The wired network: nodes with ports, and routes.
+pub struct Network {
+    pub hosts: u32,
+    pub nodes: Vec<Node>,
+    /// route_set[(switch - hosts) * hosts + dst] indexes `sets` for that switch.
+    route_set: Vec<u32>,
+    /// Flattened equal-cost port sets: (offset, len) into `set_ports`.
+    sets: Vec<(u32, u32)>,
+    set_ports: Vec<u16>,
+}
+
+impl Network {
+    /// Builds ports from the topology and routes by shortest paths (all equal-cost next
+    /// hops kept). Errors when some host cannot reach another.
+    pub fn new(
+        topo: &Topology,
+        switch_buffer: u64,
+        nic_buffer: Option<u64>,
+    ) -> Result<Network, String> {
+        let n = topo.nodes() as usize;
+        let mut nodes: Vec<Node> = (0..n).map(|_| Node { ports: Vec::new() }).collect();
+        let cap = |node: u32| {
+            if node < topo.hosts {
+                nic_buffer.unwrap_or(u64::MAX)
+            } else {
+                switch_buffer
+            }
+        };
+        for l in &topo.links {
+            nodes[l.a as usize]
+                .ports
+                .push(Port::new(l.b, l.rate, l.delay, cap(l.a)));
+            nodes[l.b as usize]
+                .ports
+                .push(Port::new(l.a, l.rate, l.delay, cap(l.b)));
+        }
+        for (h, node) in nodes.iter().enumerate().take(topo.hosts as usize) {
+            if node.ports.len() != 1 {
+                return Err(format!(
+                    "host {h} has {} links; hosts have exactly one NIC",
+                    node.ports.len()
+                ));
+            }
+        }
+        let hosts = topo.hosts as usize;
+        let switches = n - hosts;
+        let mut route_set = vec![u32::MAX; switches * hosts];
+        let mut sets: Vec<(u32, u32)> = Vec::new();
+        let mut set_ports: Vec<u16> = Vec::new();
+        let mut set_index: std::collections::HashMap<Vec<u16>, u32> = Default::default();
+        let mut dist = vec![u32::MAX; n];
+        let mut queue = VecDeque::new();
+        let mut ports_buf: Vec<u16> = Vec::new();
+        for d in 0..hosts {
+            // BFS from the destination; hosts do not forward.
+            dist.fill(u32::MAX);
+            dist[d] = 0;
+            queue.push_back(d);
+            while let Some(u) = queue.pop_front() {
+                if u < hosts && u != d {
+                    continue;
+                }
+                for p in &nodes[u].ports {
+                    let v = p.peer as usize;
+                    if dist[v] == u32::MAX {
+                        dist[v] = dist[u] + 1;
+                        queue.push_back(v);
+                    }
+                }
+            }
+            if let Some(h) = (0..hosts).find(|&h| dist[h] == u32::MAX) {
+                return Err(format!("host {h} cannot reach host {d}"));
+            }
+            for s in hosts..n {
+                if dist[s] == u32::MAX {
+                    continue;
+                }
+                ports_buf.clear();
+                for (i, p) in nodes[s].ports.iter().enumerate() {
+                    if dist[p.peer as usize] == dist[s] - 1
+                        && (p.peer as usize == d || p.peer as usize >= hosts)
+                    {
+                        ports_buf.push(i as u16);
+                    }
+                }
+                // Sets are shared across switches: most are "all uplinks" or "one port".
+                let idx = *set_index.entry(ports_buf.clone()).or_insert_with(|| {
+                    sets.push((set_ports.len() as u32, ports_buf.len() as u32));
+                    set_ports.extend_from_slice(&ports_buf);
+                    (sets.len() - 1) as u32
+                });
+                route_set[(s - hosts) * hosts + d] = idx;
+            }
+        }
+        Ok(Network {
+            hosts: topo.hosts,
+            nodes,
+            route_set,
+            sets,
+            set_ports,
+        })
+    }
+
+    /// Equal-cost egress ports at `switch` toward host `dst`.
+    #[inline]
+    pub fn next_hops(&self, switch: u32, dst: u32) -> &[u16] {
+        let idx =
+            self.route_set[(switch - self.hosts) as usize * self.hosts as usize + dst as usize];
+        let (off, len) = self.sets[idx as usize];
+        &self.set_ports[off as usize..(off + len) as usize]
+    }
+
+    /// (rate, delay) of each hop on one shortest path from `src` to `dst`
+    /// (the first equal-cost choice at each switch; all are alike in our topologies).
+    pub fn path(&self, src: u32, dst: u32) -> Vec<(u64, Ps)> {
+        let mut hops = Vec::with_capacity(8);
+        let p = &self.nodes[src as usize].ports[0];
+        hops.push((p.rate, p.delay));
+        let mut at = p.peer;
+        while at != dst {
+            let port = self.next_hops(at, dst)[0];
+            let p = &self.nodes[at as usize].ports[port as usize];
+            hops.push((p.rate, p.delay));
+            at = p.peer;
+        }
+        hops
+    }
+
+    pub fn switch_ports(&self) -> impl Iterator<Item = &Port> {
+        self.nodes[self.hosts as usize..]
+            .iter()
+            .flat_map(|n| n.ports.iter())
+    }
+}

@@ -1,0 +1,1414 @@
+//! The scenario: every key, its type, default and meaning, defined once in [`KEYS`].
+//!
+//! Parsing walks that table, so an unknown key, a key that does not apply to the chosen
+//! kind, or a bad unit is refused with the key and the value named; the resolved scenario
+//! (every applicable key with its effective value) and the reference page
+//! (`docs/reference.md`) are both generated from the same table.
+
+use crate::units::{self, Ps};
+use crate::workload::cdf::Cdf;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use toml::{Table, Value};
+
+/// A scenario that cannot be accepted: which key, what value, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    pub key: String,
+    pub value: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(key: &str, value: impl fmt::Display, message: impl Into<String>) -> Self {
+        ScenarioError {
+            key: key.to_string(),
+            value: value.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.value.is_empty() {
+            write!(f, "{}: {}", self.key, self.message)
+        } else {
+            write!(f, "{} = {}: {}", self.key, self.value, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// The type of a key, for parsing and for the reference page.
+#[derive(Debug, Clone, Copy)]
+pub enum Ty {
+    Choice(&'static [&'static str]),
+    Int,
+    Float,
+    Size,
+    Rate,
+    Time,
+    TimeOrOff,
+    IntOrOff,
+    Bool,
+    Text,
+    HostList,
+    Flows,
+}
+
+impl Ty {
+    fn describe(&self) -> String {
+        match self {
+            Ty::Choice(c) => c.join(" \\| "),
+            Ty::Int => "integer".into(),
+            Ty::Float => "number".into(),
+            Ty::Size => "size (`1460`, `128KB`)".into(),
+            Ty::Rate => "rate (`10Gbps`)".into(),
+            Ty::Time => "time (`1us`, `10ms`)".into(),
+            Ty::TimeOrOff => "time or `off`".into(),
+            Ty::IntOrOff => "integer or `off`".into(),
+            Ty::Bool => "boolean".into(),
+            Ty::Text => "string".into(),
+            Ty::HostList => "list of host indices".into(),
+            Ty::Flows => "array of tables `{src, dst, size, start}`".into(),
+        }
+    }
+}
+
+pub struct KeyDef {
+    pub path: &'static str,
+    pub ty: Ty,
+    /// Default as text; "" means none (optional) or derived (the doc says from what).
+    pub default: &'static str,
+    /// The section kinds this key applies to; empty = all.
+    pub kinds: &'static [&'static str],
+    pub doc: &'static str,
+}
+
+const LEAF_SPINE_KINDS: &[&str] = &["leaf_spine", "pfabric144", "detail96"];
+const QUERY_KINDS: &[&str] = &["request_response", "partition_aggregate"];
+
+macro_rules! key {
+    ($path:expr, $ty:expr, $default:expr, $kinds:expr, $doc:expr) => {
+        KeyDef {
+            path: $path,
+            ty: $ty,
+            default: $default,
+            kinds: $kinds,
+            doc: $doc,
+        }
+    };
+}
+
+/// Every scenario key. Order here is the order of the resolved file and the reference.
+pub const KEYS: &[KeyDef] = &[
+    key!("topology.kind", Ty::Choice(&["star", "dumbbell", "leaf_spine", "fat_tree", "pfabric144", "detail96"]), "star", &[],
+        "Topology shape. `pfabric144` and `detail96` are `leaf_spine` with the papers' parameters as defaults."),
+    key!("topology.hosts", Ty::Int, "16", &["star", "dumbbell"],
+        "Number of hosts. `dumbbell`: half on each side (must be even)."),
+    key!("topology.k", Ty::Int, "8", &["fat_tree"],
+        "Fat-tree arity (even): k pods, k³/4 hosts, k²/4 core switches. k=8 is FastLane's 128-server fat-tree."),
+    key!("topology.racks", Ty::Int, "4", LEAF_SPINE_KINDS, "Racks (leaf switches)."),
+    key!("topology.hosts_per_rack", Ty::Int, "8", LEAF_SPINE_KINDS, "Hosts under each leaf."),
+    key!("topology.spines", Ty::Int, "2", LEAF_SPINE_KINDS, "Spine switches; every leaf has one link to every spine."),
+    key!("topology.link_rate", Ty::Rate, "10Gbps", &[], "Rate of host links (host to first switch)."),
+    key!("topology.link_delay", Ty::Time, "1us", &[], "Propagation delay of host links."),
+    key!("topology.fabric_rate", Ty::Rate, "", &["dumbbell", "leaf_spine", "fat_tree", "pfabric144", "detail96"],
+        "Rate of switch-to-switch links; defaults to `link_rate`. Lower it to oversubscribe."),
+    key!("topology.fabric_delay", Ty::Time, "", &["dumbbell", "leaf_spine", "fat_tree", "pfabric144", "detail96"],
+        "Propagation delay of switch-to-switch links; defaults to `link_delay`."),
+    key!("topology.framing_bytes", Ty::Int, "38", &[],
+        "Ethernet bytes per frame beyond the IP packet: 14 header + 4 FCS + 8 preamble/SFD + 12 inter-frame gap. \
+         Frames are padded to the 64 B Ethernet minimum before the preamble and gap are added."),
+    key!("switch.buffer", Ty::Size, "128KB", &[], "Buffer per egress port, shared by its 8 priority classes."),
+    key!("switch.queue", Ty::Choice(&["droptail"]), "droptail", &[],
+        "Queue discipline: `droptail` = 8 strict-priority classes (0 highest) sharing the port buffer, tail drop."),
+    key!("switch.overflow", Ty::Choice(&["drop"]), "drop", &[], "What happens to a packet that does not fit: `drop`."),
+    key!("switch.forwarding", Ty::Choice(&["ecmp", "spray"]), "ecmp", &[],
+        "`ecmp`: hash of the flow's 5-tuple picks one of the equal-cost next hops (a flow keeps its path); \
+         `spray`: a random equal-cost next hop per packet."),
+    key!("host.nic_buffer", Ty::Size, "", &[],
+        "Host NIC egress buffer; unbounded when absent (the transport's window bounds it)."),
+    key!("host.proc_parallel", Ty::Int, "16", &[],
+        "Server processing model (FastLane §4.2.1): packets processed at once by a receiving host."),
+    key!("host.proc_time", Ty::Time, "0us", &[],
+        "Processing time per received packet; `0us` turns the server model off. FastLane uses 5us with 16 in parallel."),
+    key!("transport.kind", Ty::Choice(&["tcp"]), "tcp", &[], "Transport: `tcp` = NewReno with SACK (RFC 6582, 2018, 6675)."),
+    key!("transport.mss", Ty::Int, "1460", &[], "Payload bytes per full segment."),
+    key!("transport.header_bytes", Ty::Int, "40", &[], "TCP/IP header bytes per packet (20 IP + 20 TCP)."),
+    key!("transport.init_cwnd", Ty::Int, "10", &[], "Initial congestion window, in segments."),
+    key!("transport.rwnd", Ty::Size, "1MB", &[], "Receive window: the most unacknowledged bytes a sender may have out."),
+    key!("transport.rto_min", Ty::Time, "1ms", &[], "Lower bound of the retransmission timeout (RFC 6298)."),
+    key!("transport.rto_init", Ty::Time, "", &[], "Timeout before the first RTT sample; defaults to `rto_min`."),
+    key!("transport.rto_max", Ty::Time, "60s", &[], "Upper bound of the backed-off timeout."),
+    key!("transport.dupack_threshold", Ty::IntOrOff, "3", &[],
+        "Duplicate ACKs (or SACKed segments above a hole) that trigger fast retransmit; `off` leaves loss to the timeout (multipath)."),
+    key!("transport.delayed_ack", Ty::TimeOrOff, "off", &[],
+        "Delayed ACK: acknowledge every second full segment or after this time; `off` acknowledges every segment."),
+    key!("transport.data_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of data packets."),
+    key!("transport.ack_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of ACKs."),
+    key!("workload.kind", Ty::Choice(&["incast", "poisson", "request_response", "partition_aggregate", "trace"]), "incast", &[],
+        "Traffic pattern; see the per-kind keys below."),
+    key!("workload.receiver", Ty::Int, "0", &["incast"], "The host every incast sender sends to."),
+    key!("workload.senders", Ty::Int, "8", &["incast"],
+        "Incast senders. They are spread round-robin over the hosts other than the receiver, \
+         so more senders than hosts puts several on one host (CP §6.1)."),
+    key!("workload.size", Ty::Size, "64KB", &["incast"], "Bytes each incast sender sends per round."),
+    key!("workload.rounds", Ty::Int, "1", &["incast"], "Incast rounds; one query row per round."),
+    key!("workload.period", Ty::TimeOrOff, "off", &["incast"],
+        "`off`: a round starts when the previous one has fully arrived; a time: rounds start at this fixed period."),
+    key!("workload.jitter", Ty::Time, "0us", &["incast"],
+        "Each sender starts at the round's start plus a uniform random delay in [0, jitter); \
+         `0us` starts all senders at the same instant."),
+    key!("workload.load", Ty::Float, "0.5", &["poisson", "request_response", "partition_aggregate"],
+        "Offered load in (0, 1]: the fraction of the summed host link capacity that the flows' payload bytes \
+         would use, λ = load · hosts · link_rate / (8 · mean size)."),
+    key!("workload.cdf", Ty::Text, "", &["poisson", "request_response", "partition_aggregate"],
+        "Flow (poisson; default `websearch`) or response (queries; default: fixed `response_size`) size distribution: \
+         `websearch`, `datamining`, `aditya`, or a CDF file path (formats in docs/workloads.md)."),
+    key!("workload.sources", Ty::HostList, "", &["poisson"], "Hosts that send; default all."),
+    key!("workload.destinations", Ty::HostList, "", &["poisson"], "Hosts that receive; default all (never the source itself)."),
+    key!("workload.max_flows", Ty::IntOrOff, "off", &["poisson"], "Stop generating after this many flows; `off` = until `run.duration`."),
+    key!("workload.queries", Ty::IntOrOff, "off", QUERY_KINDS, "Stop generating after this many queries; `off` = until `run.duration`."),
+    key!("workload.fanout", Ty::Int, "8", &["partition_aggregate"], "Workers asked per query (distinct, never the requester)."),
+    key!("workload.request_size", Ty::Size, "10B", QUERY_KINDS, "Request flow size."),
+    key!("workload.response_size", Ty::Size, "16KB", QUERY_KINDS, "Response flow size per worker (when no `cdf`)."),
+    key!("workload.clients", Ty::HostList, "", QUERY_KINDS, "Hosts that issue queries; default all."),
+    key!("workload.workers", Ty::HostList, "", QUERY_KINDS, "Hosts that answer; default all."),
+    key!("workload.flows", Ty::Flows, "", &["trace"], "Inline flows: `[[workload.flows]]` with `src`, `dst`, `size`, `start` (time)."),
+    key!("workload.file", Ty::Text, "", &["trace"], "CSV of flows with header `src,dst,size_bytes,start_us`."),
+    key!("run.seed", Ty::Int, "1", &[], "Run seed; each component draws from its own stream derived from (seed, component)."),
+    key!("run.duration", Ty::TimeOrOff, "off", &[], "Simulated time limit; `off` runs until every flow has finished."),
+    key!("run.max_events", Ty::IntOrOff, "off", &[], "Event limit, a safety net for runaway scenarios."),
+];
+
+/// Defaults that depend on a section's kind (presets).
+const KIND_DEFAULTS: &[(&str, &str, &str)] = &[
+    // pFabric/Turbo topology (Turbo §5, pFabric §5.1): 9 racks x 16 hosts, 4 spines, 10G edge, 40G core, 0.2us links.
+    ("pfabric144", "topology.racks", "9"),
+    ("pfabric144", "topology.hosts_per_rack", "16"),
+    ("pfabric144", "topology.spines", "4"),
+    ("pfabric144", "topology.link_rate", "10Gbps"),
+    ("pfabric144", "topology.fabric_rate", "40Gbps"),
+    ("pfabric144", "topology.link_delay", "200ns"),
+    // DeTail §8.1: 8 racks x 12 servers, multi-rooted tree oversubscribed 3:1, 1 GbE (§6, footnote 2).
+    ("detail96", "topology.racks", "8"),
+    ("detail96", "topology.hosts_per_rack", "12"),
+    ("detail96", "topology.spines", "4"),
+    ("detail96", "topology.link_rate", "1Gbps"),
+    ("detail96", "topology.fabric_rate", "1Gbps"),
+    ("poisson", "workload.cdf", "websearch"),
+];
+
+fn keydef(path: &str) -> &'static KeyDef {
+    KEYS.iter()
+        .find(|k| k.path == path)
+        .unwrap_or_else(|| panic!("scenario key {path} is not in KEYS"))
+}
+
+// ---------------------------------------------------------------------------------------
+// The typed scenario.
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    Star {
+        hosts: u32,
+    },
+    Dumbbell {
+        hosts: u32,
+    },
+    LeafSpine {
+        racks: u32,
+        hosts_per_rack: u32,
+        spines: u32,
+    },
+    FatTree {
+        k: u32,
+    },
+}
+
+impl Shape {
+    pub fn host_count(&self) -> u32 {
+        match *self {
+            Shape::Star { hosts } | Shape::Dumbbell { hosts } => hosts,
+            Shape::LeafSpine {
+                racks,
+                hosts_per_rack,
+                ..
+            } => racks * hosts_per_rack,
+            Shape::FatTree { k } => k * k * k / 4,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TopologySpec {
+    pub kind: String,
+    pub shape: Shape,
+    pub link_rate: u64,
+    pub link_delay: Ps,
+    pub fabric_rate: u64,
+    pub fabric_delay: Ps,
+    pub framing_bytes: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forwarding {
+    Ecmp,
+    Spray,
+}
+
+#[derive(Debug, Clone)]
+pub struct SwitchSpec {
+    pub buffer: u64,
+    pub forwarding: Forwarding,
+}
+
+#[derive(Debug, Clone)]
+pub struct HostSpec {
+    pub nic_buffer: Option<u64>,
+    pub proc_parallel: u32,
+    pub proc_time: Ps,
+}
+
+#[derive(Debug, Clone)]
+pub struct TransportSpec {
+    pub mss: u32,
+    pub header_bytes: u32,
+    pub init_cwnd: u32,
+    pub rwnd: u64,
+    pub rto_min: Ps,
+    pub rto_init: Ps,
+    pub rto_max: Ps,
+    pub dupack_threshold: Option<u32>,
+    pub delayed_ack: Option<Ps>,
+    pub data_class: u8,
+    pub ack_class: u8,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowSpec {
+    pub src: u32,
+    pub dst: u32,
+    pub size: u64,
+    pub start: Ps,
+}
+
+#[derive(Debug, Clone)]
+pub enum WorkloadSpec {
+    Incast {
+        receiver: u32,
+        senders: u32,
+        size: u64,
+        rounds: u32,
+        period: Option<Ps>,
+        jitter: Ps,
+    },
+    Poisson {
+        load: f64,
+        cdf: Cdf,
+        sources: Vec<u32>,
+        destinations: Vec<u32>,
+        max_flows: Option<u64>,
+    },
+    Query {
+        load: f64,
+        queries: Option<u64>,
+        fanout: u32,
+        request_size: u64,
+        response: ResponseSize,
+        clients: Vec<u32>,
+        workers: Vec<u32>,
+    },
+    Trace {
+        flows: Vec<FlowSpec>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub enum ResponseSize {
+    Fixed(u64),
+    Cdf(Cdf),
+}
+
+impl ResponseSize {
+    pub fn mean(&self) -> f64 {
+        match self {
+            ResponseSize::Fixed(s) => *s as f64,
+            ResponseSize::Cdf(c) => c.mean(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    pub seed: u64,
+    pub duration: Option<Ps>,
+    pub max_events: Option<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub topology: TopologySpec,
+    pub switch: SwitchSpec,
+    pub host: HostSpec,
+    pub transport: TransportSpec,
+    pub workload: WorkloadSpec,
+    pub run: RunSpec,
+    /// Every applicable key with its effective value, as TOML.
+    pub resolved: String,
+}
+
+impl Scenario {
+    /// Parses scenario text, applies `--set key=value` overrides, resolves defaults and validates.
+    /// `base_dir` resolves relative file paths (CDFs, traces).
+    pub fn parse(
+        text: &str,
+        overrides: &[String],
+        base_dir: Option<&Path>,
+    ) -> Result<Scenario, ScenarioError> {
+        let mut table: Table = text.parse().map_err(|e: toml::de::Error| {
+            ScenarioError::new("(file)", "", format!("not valid TOML: {}", e.message()))
+        })?;
+        for o in overrides {
+            apply_override(&mut table, o)?;
+        }
+        Self::from_table(&table, base_dir)
+    }
+
+    pub fn from_table(table: &Table, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
+        let mut r = Reader::new(table, base_dir)?;
+        let topology = read_topology(&mut r)?;
+        let hosts = topology.shape.host_count();
+        let switch = SwitchSpec {
+            buffer: r.size("switch.buffer")?,
+            forwarding: match r.choice("switch.forwarding")? {
+                "spray" => Forwarding::Spray,
+                _ => Forwarding::Ecmp,
+            },
+        };
+        r.choice("switch.queue")?;
+        r.choice("switch.overflow")?;
+        if switch.buffer < 1600 {
+            return Err(r.err(
+                "switch.buffer",
+                "must hold at least one full-size packet (1600 B)",
+            ));
+        }
+        let host = HostSpec {
+            nic_buffer: r.opt_size("host.nic_buffer")?,
+            proc_parallel: r.uint("host.proc_parallel", 1, 1 << 20)? as u32,
+            proc_time: r.time("host.proc_time")?,
+        };
+        let transport = read_transport(&mut r)?;
+        let workload = read_workload(&mut r, hosts)?;
+        let run = RunSpec {
+            seed: r.uint("run.seed", 0, u64::MAX)?,
+            duration: r.opt_time("run.duration")?,
+            max_events: r.opt_uint("run.max_events", 1)?,
+        };
+        if run.duration == Some(0) {
+            return Err(r.err("run.duration", "must be positive"));
+        }
+        let resolved = r.render();
+        Ok(Scenario {
+            topology,
+            switch,
+            host,
+            transport,
+            workload,
+            run,
+            resolved,
+        })
+    }
+
+    pub fn host_count(&self) -> u32 {
+        self.topology.shape.host_count()
+    }
+}
+
+fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioError> {
+    let kind = r.choice("topology.kind")?.to_string();
+    let shape = match kind.as_str() {
+        "star" => Shape::Star {
+            hosts: r.uint("topology.hosts", 2, 1 << 20)? as u32,
+        },
+        "dumbbell" => {
+            let hosts = r.uint("topology.hosts", 2, 1 << 20)? as u32;
+            if !hosts.is_multiple_of(2) {
+                return Err(r.err("topology.hosts", "a dumbbell needs an even number of hosts"));
+            }
+            Shape::Dumbbell { hosts }
+        }
+        "fat_tree" => {
+            let k = r.uint("topology.k", 2, 64)? as u32;
+            if !k.is_multiple_of(2) {
+                return Err(r.err("topology.k", "fat-tree arity must be even"));
+            }
+            Shape::FatTree { k }
+        }
+        _ => {
+            let racks = r.uint("topology.racks", 1, 1 << 16)? as u32;
+            let hosts_per_rack = r.uint("topology.hosts_per_rack", 1, 1 << 16)? as u32;
+            let spines = r.uint("topology.spines", 1, 1 << 12)? as u32;
+            if racks * hosts_per_rack < 2 {
+                return Err(r.err(
+                    "topology.hosts_per_rack",
+                    "the topology needs at least 2 hosts",
+                ));
+            }
+            Shape::LeafSpine {
+                racks,
+                hosts_per_rack,
+                spines,
+            }
+        }
+    };
+    let link_rate = r.rate("topology.link_rate")?;
+    let link_delay = r.time("topology.link_delay")?;
+    let has_fabric = !matches!(shape, Shape::Star { .. });
+    let (fabric_rate, fabric_delay) = if has_fabric {
+        (
+            r.opt_rate("topology.fabric_rate")?.unwrap_or(link_rate),
+            r.opt_time_derived("topology.fabric_delay")?
+                .unwrap_or(link_delay),
+        )
+    } else {
+        (link_rate, link_delay)
+    };
+    if has_fabric {
+        r.record(
+            "topology.fabric_rate",
+            Value::String(units::format_rate(fabric_rate)),
+        );
+        r.record(
+            "topology.fabric_delay",
+            Value::String(units::format_time(fabric_delay)),
+        );
+    }
+    let framing_bytes = r.uint("topology.framing_bytes", 0, 1000)? as u32;
+    Ok(TopologySpec {
+        kind,
+        shape,
+        link_rate,
+        link_delay,
+        fabric_rate,
+        fabric_delay,
+        framing_bytes,
+    })
+}
+
+fn read_transport(r: &mut Reader) -> Result<TransportSpec, ScenarioError> {
+    r.choice("transport.kind")?;
+    let mss = r.uint("transport.mss", 64, 65_000)? as u32;
+    let rto_min = r.time("transport.rto_min")?;
+    if rto_min == 0 {
+        return Err(r.err("transport.rto_min", "must be positive"));
+    }
+    let rto_init = r.opt_time_derived("transport.rto_init")?.unwrap_or(rto_min);
+    r.record(
+        "transport.rto_init",
+        Value::String(units::format_time(rto_init)),
+    );
+    let rto_max = r.time("transport.rto_max")?;
+    if rto_max < rto_min {
+        return Err(r.err("transport.rto_max", "must not be below transport.rto_min"));
+    }
+    let rwnd = r.size("transport.rwnd")?;
+    if rwnd < mss as u64 {
+        return Err(r.err(
+            "transport.rwnd",
+            "must hold at least one segment (transport.mss)",
+        ));
+    }
+    Ok(TransportSpec {
+        mss,
+        header_bytes: r.uint("transport.header_bytes", 0, 1000)? as u32,
+        init_cwnd: r.uint("transport.init_cwnd", 1, 1 << 20)? as u32,
+        rwnd,
+        rto_min,
+        rto_init,
+        rto_max,
+        dupack_threshold: r
+            .opt_uint("transport.dupack_threshold", 1)?
+            .map(|v| v as u32),
+        delayed_ack: r.opt_time("transport.delayed_ack")?,
+        data_class: r.uint("transport.data_class", 0, 7)? as u8,
+        ack_class: r.uint("transport.ack_class", 0, 7)? as u8,
+    })
+}
+
+fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, ScenarioError> {
+    let kind = r.choice("workload.kind")?;
+    let host_in_range = |r: &Reader, key: &str, h: u64| -> Result<u32, ScenarioError> {
+        if h >= hosts as u64 {
+            Err(r.err_value(
+                key,
+                h,
+                format!("no such host: the topology has hosts 0..{}", hosts - 1),
+            ))
+        } else {
+            Ok(h as u32)
+        }
+    };
+    Ok(match kind {
+        "incast" => {
+            let receiver = r.uint("workload.receiver", 0, u32::MAX as u64)?;
+            let receiver = host_in_range(r, "workload.receiver", receiver)?;
+            WorkloadSpec::Incast {
+                receiver,
+                senders: r.uint("workload.senders", 1, 1 << 20)? as u32,
+                size: r.positive_size("workload.size")?,
+                rounds: r.uint("workload.rounds", 1, 1 << 30)? as u32,
+                period: r.opt_time("workload.period")?,
+                jitter: r.time("workload.jitter")?,
+            }
+        }
+        "poisson" => {
+            let load = r.load()?;
+            let cdf = r.cdf("workload.cdf")?.expect("poisson has a default cdf");
+            let sources = r.hosts("workload.sources", hosts)?;
+            let destinations = r.hosts("workload.destinations", hosts)?;
+            if destinations.len() == 1 && sources == destinations {
+                return Err(r.err(
+                    "workload.destinations",
+                    "no source has a destination other than itself",
+                ));
+            }
+            WorkloadSpec::Poisson {
+                load,
+                cdf,
+                sources,
+                destinations,
+                max_flows: r.opt_uint("workload.max_flows", 1)?,
+            }
+        }
+        "request_response" | "partition_aggregate" => {
+            let load = r.load()?;
+            let queries = r.opt_uint("workload.queries", 1)?;
+            let fanout = if kind == "partition_aggregate" {
+                r.uint("workload.fanout", 1, 1 << 16)? as u32
+            } else {
+                1
+            };
+            let request_size = r.positive_size("workload.request_size")?;
+            let response = match r.cdf("workload.cdf")? {
+                Some(c) => ResponseSize::Cdf(c),
+                None => ResponseSize::Fixed(r.positive_size("workload.response_size")?),
+            };
+            let clients = r.hosts("workload.clients", hosts)?;
+            let workers = r.hosts("workload.workers", hosts)?;
+            // Every client needs `fanout` workers other than itself.
+            for &c in &clients {
+                let avail = workers.iter().filter(|&&w| w != c).count();
+                if avail < fanout as usize {
+                    return Err(r.err_value(
+                        "workload.fanout",
+                        fanout,
+                        format!("client {c} has only {avail} workers other than itself"),
+                    ));
+                }
+            }
+            WorkloadSpec::Query {
+                load,
+                queries,
+                fanout,
+                request_size,
+                response,
+                clients,
+                workers,
+            }
+        }
+        _ => {
+            let flows = r.flows(hosts)?;
+            if flows.is_empty() {
+                return Err(r.err(
+                    "workload.flows",
+                    "a trace workload needs `flows` or `file` with at least one flow",
+                ));
+            }
+            WorkloadSpec::Trace { flows }
+        }
+    })
+}
+
+/// Applies one `--set section.key=value` override. The value is read as TOML when it
+/// parses (numbers, booleans, quoted strings, arrays), otherwise as a bare string
+/// (`10Gbps`, `off`).
+pub fn apply_override(table: &mut Table, assignment: &str) -> Result<(), ScenarioError> {
+    let (path, raw) = assignment
+        .split_once('=')
+        .ok_or_else(|| ScenarioError::new("--set", assignment, "expected key.path=value"))?;
+    let path = path.trim();
+    let raw = raw.trim();
+    let (section, key) = path
+        .split_once('.')
+        .ok_or_else(|| ScenarioError::new(path, raw, "expected section.key (e.g. topology.k)"))?;
+    if !KEYS.iter().any(|k| k.path == path) {
+        return Err(ScenarioError::new(path, raw, unknown_key_message(path)));
+    }
+    let value = raw
+        .parse::<Value>()
+        .unwrap_or_else(|_| Value::String(raw.to_string()));
+    let sect = table
+        .entry(section.to_string())
+        .or_insert_with(|| Value::Table(Table::new()));
+    match sect {
+        Value::Table(t) => {
+            t.insert(key.to_string(), value);
+            Ok(())
+        }
+        _ => Err(ScenarioError::new(section, "", "must be a table")),
+    }
+}
+
+fn unknown_key_message(path: &str) -> String {
+    // Suggest the closest known key: same leaf name in another section, or same section.
+    let leaf = path.rsplit('.').next().unwrap_or(path);
+    let near: Vec<&str> = KEYS
+        .iter()
+        .filter(|k| k.path.ends_with(&format!(".{leaf}")) || edit_distance(k.path, path) <= 2)
+        .map(|k| k.path)
+        .collect();
+    if near.is_empty() {
+        "unknown key (see docs/reference.md)".to_string()
+    } else {
+        format!("unknown key; did you mean {}?", near.join(" or "))
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+// ---------------------------------------------------------------------------------------
+// The reader: typed access with defaults, recording the resolved value of every key.
+
+struct Reader<'a> {
+    table: &'a Table,
+    base_dir: Option<PathBuf>,
+    resolved: Vec<(&'static str, Value)>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(table: &'a Table, base_dir: Option<&Path>) -> Result<Self, ScenarioError> {
+        let r = Reader {
+            table,
+            base_dir: base_dir.map(Path::to_path_buf),
+            resolved: Vec::new(),
+        };
+        r.check_known_keys()?;
+        Ok(r)
+    }
+
+    /// Every key present must be known and must apply to its section's kind.
+    fn check_known_keys(&self) -> Result<(), ScenarioError> {
+        for (section, v) in self.table {
+            let t = match v {
+                Value::Table(t) => t,
+                _ => {
+                    return Err(ScenarioError::new(section, v, "expected a [section] table"));
+                }
+            };
+            if !KEYS
+                .iter()
+                .any(|k| k.path.starts_with(&format!("{section}.")))
+            {
+                return Err(ScenarioError::new(
+                    section,
+                    "",
+                    "unknown section (known: topology, switch, host, transport, workload, run)",
+                ));
+            }
+            let kind = self.kind_of(section);
+            for (key, value) in t {
+                let path = format!("{section}.{key}");
+                let def = KEYS
+                    .iter()
+                    .find(|k| k.path == path)
+                    .ok_or_else(|| ScenarioError::new(&path, value, unknown_key_message(&path)))?;
+                if let Some(kind) = &kind {
+                    if !def.kinds.is_empty() && !def.kinds.contains(&kind.as_str()) {
+                        return Err(ScenarioError::new(
+                            &path,
+                            value,
+                            format!(
+                                "does not apply to {section}.kind = \"{kind}\" (applies to: {})",
+                                def.kinds.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn kind_of(&self, section: &str) -> Option<String> {
+        let path = format!("{section}.kind");
+        let def = KEYS.iter().find(|k| k.path == path)?;
+        match self.raw(&path) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => None, // reported when the kind itself is read
+            None => Some(def.default.to_string()),
+        }
+    }
+
+    fn raw(&self, path: &str) -> Option<&'a Value> {
+        let (section, key) = path.split_once('.')?;
+        self.table.get(section)?.as_table()?.get(key)
+    }
+
+    /// The default text for `path`, taking kind-specific presets into account.
+    fn default_text(&self, path: &str) -> &'static str {
+        let section = path.split('.').next().unwrap_or("");
+        if let Some(kind) = self.kind_of(section) {
+            // Presets are keyed by the topology or workload kind.
+            for &(k, p, v) in KIND_DEFAULTS {
+                if k == kind && p == path {
+                    return v;
+                }
+            }
+        }
+        keydef(path).default
+    }
+
+    fn err(&self, path: &str, message: impl Into<String>) -> ScenarioError {
+        let value = match self.raw(path) {
+            Some(v) => v.to_string(),
+            None => self.default_text(path).to_string(),
+        };
+        ScenarioError::new(path, value, message)
+    }
+
+    fn err_value(
+        &self,
+        path: &str,
+        value: impl fmt::Display,
+        message: impl Into<String>,
+    ) -> ScenarioError {
+        ScenarioError::new(path, value, message)
+    }
+
+    fn record(&mut self, path: &'static str, v: Value) {
+        let path = keydef(path).path;
+        self.resolved.retain(|(p, _)| *p != path);
+        self.resolved.push((path, v));
+    }
+
+    /// The value as given, or the default parsed as a bare string; None when neither.
+    fn value(&self, path: &str) -> Option<Value> {
+        if let Some(v) = self.raw(path) {
+            return Some(v.clone());
+        }
+        let d = self.default_text(path);
+        if d.is_empty() {
+            None
+        } else {
+            Some(
+                d.parse::<Value>()
+                    .unwrap_or_else(|_| Value::String(d.to_string())),
+            )
+        }
+    }
+
+    fn typed<T>(
+        &mut self,
+        path: &'static str,
+        parse: impl Fn(&Value) -> Result<T, String>,
+        canon: impl Fn(&T) -> Value,
+    ) -> Result<Option<T>, ScenarioError> {
+        let Some(v) = self.value(path) else {
+            return Ok(None);
+        };
+        let t = parse(&v).map_err(|m| ScenarioError::new(path, &v, m))?;
+        self.record(path, canon(&t));
+        Ok(Some(t))
+    }
+
+    fn choice(&mut self, path: &'static str) -> Result<&'static str, ScenarioError> {
+        let Ty::Choice(options) = keydef(path).ty else {
+            unreachable!("{path} is not a choice")
+        };
+        let v = self
+            .typed(
+                path,
+                |v| match v {
+                    Value::String(s) => options
+                        .iter()
+                        .find(|o| *o == s)
+                        .copied()
+                        .ok_or_else(|| format!("must be one of: {}", options.join(", "))),
+                    _ => Err(format!("must be a string, one of: {}", options.join(", "))),
+                },
+                |s| Value::String(s.to_string()),
+            )?
+            .expect("choices have defaults");
+        Ok(v)
+    }
+
+    fn uint(&mut self, path: &'static str, min: u64, max: u64) -> Result<u64, ScenarioError> {
+        Ok(self
+            .typed(path, |v| int_in(v, min, max), |&i| Value::Integer(i as i64))?
+            .expect("integers have defaults"))
+    }
+
+    fn opt_uint(&mut self, path: &'static str, min: u64) -> Result<Option<u64>, ScenarioError> {
+        let v = self.typed(
+            path,
+            |v| {
+                if is_off(v) {
+                    Ok(None)
+                } else {
+                    int_in(v, min, i64::MAX as u64).map(Some)
+                }
+            },
+            |o| o.map_or(Value::String("off".into()), |i| Value::Integer(i as i64)),
+        )?;
+        Ok(v.flatten())
+    }
+
+    fn load(&mut self) -> Result<f64, ScenarioError> {
+        let v = self
+            .typed(
+                "workload.load",
+                |v| {
+                    let x = match v {
+                        Value::Float(f) => *f,
+                        Value::Integer(i) => *i as f64,
+                        _ => return Err("must be a number in (0, 1]".into()),
+                    };
+                    if x > 0.0 && x <= 1.0 {
+                        Ok(x)
+                    } else {
+                        Err("must be in (0, 1]".into())
+                    }
+                },
+                |&x| Value::Float(x),
+            )?
+            .expect("load has a default");
+        Ok(v)
+    }
+
+    fn unit<T: Copy>(
+        &mut self,
+        path: &'static str,
+        parse: fn(&str) -> Result<T, String>,
+        from_int: fn(i64) -> Result<T, String>,
+        fmt: fn(T) -> String,
+    ) -> Result<Option<T>, ScenarioError> {
+        self.typed(
+            path,
+            |v| match v {
+                Value::String(s) => parse(s),
+                Value::Integer(i) => from_int(*i),
+                _ => Err("expected a string with a unit".into()),
+            },
+            |&t| Value::String(fmt(t)),
+        )
+    }
+
+    fn opt_size(&mut self, path: &'static str) -> Result<Option<u64>, ScenarioError> {
+        self.unit(path, units::parse_size, nonneg, units::format_size)
+    }
+
+    fn size(&mut self, path: &'static str) -> Result<u64, ScenarioError> {
+        Ok(self.opt_size(path)?.expect("sizes have defaults"))
+    }
+
+    fn positive_size(&mut self, path: &'static str) -> Result<u64, ScenarioError> {
+        let s = self.size(path)?;
+        if s == 0 {
+            return Err(self.err(path, "must be positive"));
+        }
+        Ok(s)
+    }
+
+    fn opt_rate(&mut self, path: &'static str) -> Result<Option<u64>, ScenarioError> {
+        self.unit(
+            path,
+            units::parse_rate,
+            |i| {
+                if i > 0 {
+                    Ok(i as u64)
+                } else {
+                    Err("a rate must be positive".into())
+                }
+            },
+            units::format_rate,
+        )
+    }
+
+    fn rate(&mut self, path: &'static str) -> Result<u64, ScenarioError> {
+        Ok(self.opt_rate(path)?.expect("rates have defaults"))
+    }
+
+    /// A time with no "off": absent means "derive it".
+    fn opt_time_derived(&mut self, path: &'static str) -> Result<Option<Ps>, ScenarioError> {
+        self.unit(path, units::parse_time, zero_only, units::format_time)
+    }
+
+    fn time(&mut self, path: &'static str) -> Result<Ps, ScenarioError> {
+        Ok(self.opt_time_derived(path)?.expect("times have defaults"))
+    }
+
+    fn opt_time(&mut self, path: &'static str) -> Result<Option<Ps>, ScenarioError> {
+        let v = self.typed(
+            path,
+            |v| {
+                if is_off(v) {
+                    return Ok(None);
+                }
+                match v {
+                    Value::String(s) => units::parse_time(s).map(Some),
+                    Value::Integer(i) => zero_only(*i).map(Some),
+                    _ => Err("expected a time (`10us`) or `off`".into()),
+                }
+            },
+            |o| Value::String(o.map_or("off".to_string(), units::format_time)),
+        )?;
+        Ok(v.flatten())
+    }
+
+    fn resolve_path(&self, p: &str) -> PathBuf {
+        let pb = PathBuf::from(p);
+        match &self.base_dir {
+            Some(b) if pb.is_relative() => b.join(pb),
+            _ => pb,
+        }
+    }
+
+    fn cdf(&mut self, path: &'static str) -> Result<Option<Cdf>, ScenarioError> {
+        let Some(v) = self.value(path) else {
+            return Ok(None);
+        };
+        let Value::String(name) = &v else {
+            return Err(ScenarioError::new(
+                path,
+                &v,
+                "expected a CDF name or file path",
+            ));
+        };
+        let cdf = match Cdf::builtin(name) {
+            Some(c) => c,
+            None => {
+                let p = self.resolve_path(name);
+                let text = std::fs::read_to_string(&p).map_err(|e| {
+                    ScenarioError::new(
+                        path,
+                        &v,
+                        format!(
+                            "not a built-in CDF ({}) and cannot read {}: {e}",
+                            Cdf::BUILTINS.join(", "),
+                            p.display()
+                        ),
+                    )
+                })?;
+                Cdf::parse(&text).map_err(|m| ScenarioError::new(path, &v, m))?
+            }
+        };
+        self.record(path, v.clone());
+        Ok(Some(cdf))
+    }
+
+    fn hosts(&mut self, path: &'static str, hosts: u32) -> Result<Vec<u32>, ScenarioError> {
+        let Some(v) = self.raw(path) else {
+            return Ok((0..hosts).collect());
+        };
+        let Value::Array(a) = v else {
+            return Err(ScenarioError::new(
+                path,
+                v,
+                "expected a list of host indices",
+            ));
+        };
+        let mut out = Vec::with_capacity(a.len());
+        for x in a {
+            match x {
+                Value::Integer(i) if *i >= 0 && (*i as u64) < hosts as u64 => out.push(*i as u32),
+                _ => {
+                    return Err(ScenarioError::new(
+                        path,
+                        x,
+                        format!("not a host index (the topology has hosts 0..{})", hosts - 1),
+                    ))
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err(ScenarioError::new(path, v, "must name at least one host"));
+        }
+        self.record(path, v.clone());
+        Ok(out)
+    }
+
+    fn flows(&mut self, hosts: u32) -> Result<Vec<FlowSpec>, ScenarioError> {
+        let mut flows = Vec::new();
+        if let Some(v) = self.raw("workload.flows") {
+            let Value::Array(a) = v else {
+                return Err(ScenarioError::new(
+                    "workload.flows",
+                    v,
+                    "expected [[workload.flows]] tables",
+                ));
+            };
+            for (i, f) in a.iter().enumerate() {
+                flows.push(flow_from_value(f, i, hosts)?);
+            }
+            self.record("workload.flows", v.clone());
+        }
+        if let Some(v) = self.raw("workload.file") {
+            let Value::String(name) = v else {
+                return Err(ScenarioError::new(
+                    "workload.file",
+                    v,
+                    "expected a file path",
+                ));
+            };
+            let p = self.resolve_path(name);
+            let text = std::fs::read_to_string(&p).map_err(|e| {
+                ScenarioError::new(
+                    "workload.file",
+                    v,
+                    format!("cannot read {}: {e}", p.display()),
+                )
+            })?;
+            flows.extend(
+                parse_trace_csv(&text, hosts)
+                    .map_err(|m| ScenarioError::new("workload.file", v, m))?,
+            );
+            self.record("workload.file", v.clone());
+        }
+        Ok(flows)
+    }
+
+    /// The resolved scenario as TOML, in [`KEYS`] order.
+    fn render(&self) -> String {
+        let mut out = String::from(
+            "# Resolved by spillway: every key that applies, with its effective value.\n",
+        );
+        let mut section = "";
+        for def in KEYS {
+            let Some((_, v)) = self.resolved.iter().find(|(p, _)| *p == def.path) else {
+                continue;
+            };
+            let (s, key) = def.path.split_once('.').unwrap();
+            if s != section {
+                out.push_str(&format!("\n[{s}]\n"));
+                section = s;
+            }
+            if let (Ty::Flows, Value::Array(a)) = (def.ty, v) {
+                // Inline tables keep the resolved file in one section.
+                out.push_str("flows = [\n");
+                for f in a {
+                    out.push_str(&format!("  {},\n", inline_table(f)));
+                }
+                out.push_str("]\n");
+            } else {
+                out.push_str(&format!("{key} = {v}\n"));
+            }
+        }
+        out
+    }
+}
+
+fn inline_table(v: &Value) -> String {
+    match v {
+        Value::Table(t) => {
+            let parts: Vec<String> = t.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            format!("{{ {} }}", parts.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+fn is_off(v: &Value) -> bool {
+    matches!(v, Value::String(s) if s == "off") || matches!(v, Value::Boolean(false))
+}
+
+fn int_in(v: &Value, min: u64, max: u64) -> Result<u64, String> {
+    match v {
+        Value::Integer(i) if *i >= 0 && (*i as u64) >= min && (*i as u64) <= max => Ok(*i as u64),
+        Value::Integer(_) => Err(format!("must be an integer in {min}..={max}")),
+        _ => Err("must be an integer".into()),
+    }
+}
+
+fn nonneg(i: i64) -> Result<u64, String> {
+    if i >= 0 {
+        Ok(i as u64)
+    } else {
+        Err("must not be negative".into())
+    }
+}
+
+fn zero_only(i: i64) -> Result<Ps, String> {
+    if i == 0 {
+        Ok(0)
+    } else {
+        Err("a time needs a unit (ps, ns, us, ms, s)".into())
+    }
+}
+
+fn flow_from_value(f: &Value, i: usize, hosts: u32) -> Result<FlowSpec, ScenarioError> {
+    let key = format!("workload.flows[{i}]");
+    let Value::Table(t) = f else {
+        return Err(ScenarioError::new(
+            &key,
+            f,
+            "expected a table {src, dst, size, start}",
+        ));
+    };
+    for k in t.keys() {
+        if !["src", "dst", "size", "start"].contains(&k.as_str()) {
+            return Err(ScenarioError::new(
+                &format!("{key}.{k}"),
+                &t[k],
+                "unknown key (src, dst, size, start)",
+            ));
+        }
+    }
+    let host = |name: &str| -> Result<u32, ScenarioError> {
+        match t.get(name) {
+            Some(Value::Integer(h)) if *h >= 0 && (*h as u64) < hosts as u64 => Ok(*h as u32),
+            Some(v) => Err(ScenarioError::new(
+                &format!("{key}.{name}"),
+                v,
+                format!("not a host index (the topology has hosts 0..{})", hosts - 1),
+            )),
+            None => Err(ScenarioError::new(&format!("{key}.{name}"), "", "missing")),
+        }
+    };
+    let src = host("src")?;
+    let dst = host("dst")?;
+    if src == dst {
+        return Err(ScenarioError::new(
+            &format!("{key}.dst"),
+            dst,
+            "a flow needs two different hosts",
+        ));
+    }
+    let size = match t.get("size") {
+        Some(Value::Integer(s)) if *s > 0 => *s as u64,
+        Some(Value::String(s)) => units::parse_size(s)
+            .and_then(|v| {
+                if v > 0 {
+                    Ok(v)
+                } else {
+                    Err("must be positive".into())
+                }
+            })
+            .map_err(|m| ScenarioError::new(&format!("{key}.size"), s, m))?,
+        Some(v) => {
+            return Err(ScenarioError::new(
+                &format!("{key}.size"),
+                v,
+                "must be a positive size",
+            ))
+        }
+        None => return Err(ScenarioError::new(&format!("{key}.size"), "", "missing")),
+    };
+    let start = match t.get("start") {
+        None => 0,
+        Some(Value::Integer(0)) => 0,
+        Some(Value::String(s)) => {
+            units::parse_time(s).map_err(|m| ScenarioError::new(&format!("{key}.start"), s, m))?
+        }
+        Some(v) => {
+            return Err(ScenarioError::new(
+                &format!("{key}.start"),
+                v,
+                "must be a time (`10us`)",
+            ))
+        }
+    };
+    Ok(FlowSpec {
+        src,
+        dst,
+        size,
+        start,
+    })
+}
+
+/// Trace CSV: header `src,dst,size_bytes,start_us`, one flow per line.
+pub fn parse_trace_csv(text: &str, hosts: u32) -> Result<Vec<FlowSpec>, String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (_, header) = lines.next().ok_or("empty trace file")?;
+    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
+    if cols != ["src", "dst", "size_bytes", "start_us"] {
+        return Err(format!(
+            "header must be src,dst,size_bytes,start_us, found {header}"
+        ));
+    }
+    let mut flows = Vec::new();
+    for (n, line) in lines {
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        let bad = |what: &str| format!("line {}: {what}: {line}", n + 1);
+        if f.len() != 4 {
+            return Err(bad("expected 4 fields"));
+        }
+        let src: u32 = f[0].parse().map_err(|_| bad("src is not a host index"))?;
+        let dst: u32 = f[1].parse().map_err(|_| bad("dst is not a host index"))?;
+        if src >= hosts || dst >= hosts {
+            return Err(bad(&format!("no such host (hosts 0..{})", hosts - 1)));
+        }
+        if src == dst {
+            return Err(bad("src equals dst"));
+        }
+        let size: u64 = f[2]
+            .parse()
+            .map_err(|_| bad("size_bytes is not a positive integer"))?;
+        if size == 0 {
+            return Err(bad("size_bytes must be positive"));
+        }
+        let start_us: f64 = f[3].parse().map_err(|_| bad("start_us is not a number"))?;
+        if !(start_us >= 0.0 && start_us.is_finite()) {
+            return Err(bad("start_us must be a non-negative number"));
+        }
+        let start = (start_us * units::PS_PER_US as f64).round() as Ps;
+        flows.push(FlowSpec {
+            src,
+            dst,
+            size,
+            start,
+        });
+    }
+    Ok(flows)
+}
+
+/// The reference page for every key, generated from [`KEYS`] (docs/reference.md).
+pub fn reference_markdown() -> String {
+    let mut out = String::from(
+        "# Scenario reference\n\n\
+         Generated from `crates/spillway-core/src/scenario.rs` by `spillway reference`; do not edit by hand.\n\n\
+         Sizes: `B`, `KB` = 1024 B (`KiB` too), `MB`, `GB`. Rates are decimal: `10Gbps` = 1e10 bit/s. \
+         Times: `ps`, `ns`, `us`, `ms`, `s`. A key that does not apply to the chosen kind is refused.\n",
+    );
+    let mut section = "";
+    for k in KEYS {
+        let s = k.path.split('.').next().unwrap();
+        if s != section {
+            out.push_str(&format!(
+                "\n## [{s}]\n\n| key | type | default | applies to | meaning |\n|---|---|---|---|---|\n"
+            ));
+            section = s;
+        }
+        let mut default = if k.default.is_empty() {
+            "—".to_string()
+        } else {
+            format!("`{}`", k.default)
+        };
+        for &(kind, p, v) in KIND_DEFAULTS {
+            if p == k.path {
+                default.push_str(&format!("; {kind}: `{v}`"));
+            }
+        }
+        let applies = if k.kinds.is_empty() {
+            "all".to_string()
+        } else {
+            k.kinds.join(", ")
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            k.path,
+            k.ty.describe(),
+            default,
+            applies,
+            k.doc
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::parse(text, &[], None)
+    }
+
+    #[test]
+    fn defaults_resolve() {
+        let s = parse("").unwrap();
+        assert_eq!(s.topology.link_rate, 10_000_000_000);
+        assert_eq!(s.switch.buffer, 131_072);
+        assert_eq!(s.transport.rto_init, s.transport.rto_min);
+        assert!(s.resolved.contains("[topology]"));
+        // The resolved text parses back to the same scenario.
+        let again = parse(&s.resolved).unwrap();
+        assert_eq!(again.resolved, s.resolved);
+    }
+
+    #[test]
+    fn presets_fill_in_paper_parameters() {
+        let s = parse("[topology]\nkind = \"pfabric144\"").unwrap();
+        assert_eq!(s.host_count(), 144);
+        assert_eq!(s.topology.fabric_rate, 40_000_000_000);
+        assert_eq!(s.topology.link_delay, 200_000);
+        let d = parse("[topology]\nkind = \"detail96\"").unwrap();
+        assert_eq!(d.host_count(), 96);
+        assert_eq!(d.topology.link_rate, 1_000_000_000);
+    }
+
+    #[test]
+    fn unknown_and_misplaced_keys_are_named() {
+        let e = parse("[switch]\nbufer = \"1KB\"").unwrap_err();
+        assert_eq!(e.key, "switch.bufer");
+        assert!(e.message.contains("switch.buffer"), "{e}");
+        let e = parse("[topology]\nkind = \"star\"\nk = 8").unwrap_err();
+        assert_eq!(e.key, "topology.k");
+        assert!(e.message.contains("does not apply"));
+        let e = parse("[topology]\nlink_rate = \"10GB\"").unwrap_err();
+        assert_eq!(e.key, "topology.link_rate");
+        assert_eq!(e.value, "\"10GB\"");
+        let e = parse("[topology]\nkind = \"fat_tree\"\nk = 7").unwrap_err();
+        assert_eq!(e.key, "topology.k");
+    }
+
+    #[test]
+    fn overrides_apply_and_validate() {
+        let s = Scenario::parse(
+            "",
+            &[
+                "workload.senders=64".into(),
+                "topology.link_rate=1Gbps".into(),
+            ],
+            None,
+        )
+        .unwrap();
+        assert!(matches!(
+            s.workload,
+            WorkloadSpec::Incast { senders: 64, .. }
+        ));
+        assert_eq!(s.topology.link_rate, 1_000_000_000);
+        let e = Scenario::parse("", &["transport.dupack_threshold=-1".into()], None).unwrap_err();
+        assert_eq!(e.key, "transport.dupack_threshold");
+        let e = Scenario::parse("", &["nonsense".into()], None).unwrap_err();
+        assert_eq!(e.key, "--set");
+    }
+
+    #[test]
+    fn reference_lists_every_key() {
+        let r = reference_markdown();
+        for k in KEYS {
+            assert!(r.contains(&format!("`{}`", k.path)));
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! Datacenter topologies as graphs: nodes `0..hosts` are hosts (one NIC each), the rest
+//! are switches; links are full duplex.
+
+use crate::scenario::{Shape, TopologySpec};
+use crate::units::Ps;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Link {
+    pub a: u32,
+    pub b: u32,
+    pub rate: u64,
+    pub delay: Ps,
+}
+
+#[derive(Debug, Clone)]
+pub struct Topology {
+    pub hosts: u32,
+    pub switches: u32,
+    pub links: Vec<Link>,
+}
+
+impl Topology {
+    pub fn nodes(&self) -> u32 {
+        self.hosts + self.switches
+    }
+
+    pub fn build(spec: &TopologySpec) -> Topology {
+        let host_link = |a, b| Link {
+            a,
+            b,
+            rate: spec.link_rate,
+            delay: spec.link_delay,
+        };
+        let fabric_link = |a, b| Link {
+            a,
+            b,
+            rate: spec.fabric_rate,
+            delay: spec.fabric_delay,
+        };
+        let mut links = Vec::new();
+        let hosts = spec.shape.host_count();
+        let switches = match spec.shape {
+            Shape::Star { hosts } => {
+                for h in 0..hosts {
+                    links.push(host_link(h, hosts));
+                }
+                1
+            }
+            Shape::Dumbbell { hosts } => {
+                let (left, right) = (hosts, hosts + 1);
+                for h in 0..hosts {
+                    links.push(host_link(h, if h < hosts / 2 { left } else { right }));
+                }
+                links.push(fabric_link(left, right));
+                2
+            }
+            Shape::LeafSpine {
+                racks,
+                hosts_per_rack,
+                spines,
+            } => {
+                let leaf = |r: u32| hosts + r;
+                let spine = |s: u32| hosts + racks + s;
+                for h in 0..hosts {
+                    links.push(host_link(h, leaf(h / hosts_per_rack)));
+                }
+                for r in 0..racks {
+                    for s in 0..spines {
+                        links.push(fabric_link(leaf(r), spine(s)));
+                    }
+                }
+                racks + spines
+            }
+            Shape::FatTree { k } => {
+                // k pods of k/2 edge and k/2 aggregation switches; (k/2)² cores.
+                let half = k / 2;
+                let edge = |p: u32, i: u32| hosts + p * k + i;
+                let agg = |p: u32, j: u32| hosts + p * k + half + j;
+                let core = |c: u32| hosts + k * k + c;
+                for h in 0..hosts {
+                    let (p, rest) = (h / (half * half), h % (half * half));
+                    links.push(host_link(h, edge(p, rest / half)));
+                }
+                for p in 0..k {
+                    for i in 0..half {
+                        for j in 0..half {
+                            links.push(fabric_link(edge(p, i), agg(p, j)));
+                        }
+                    }
+                    for j in 0..half {
+                        for c in 0..half {
+                            links.push(fabric_link(agg(p, j), core(j * half + c)));
+                        }
+                    }
+                }
+                k * k + half * half
+            }
+        };
+        Topology {
+            hosts,
+            switches,
+            links,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+
+    fn topo(text: &str) -> Topology {
+        Topology::build(&Scenario::parse(text, &[], None).unwrap().topology)
+    }
+
+    #[test]
+    fn fat_tree_k8_has_the_textbook_counts() {
+        let t = topo("[topology]\nkind = \"fat_tree\"\nk = 8");
+        assert_eq!(t.hosts, 128);
+        assert_eq!(t.switches, 80);
+        // hosts + edge-agg (8 pods x 16) + agg-core (8 pods x 16)
+        assert_eq!(t.links.len(), 128 + 128 + 128);
+        // Every switch has exactly k ports.
+        let mut deg = vec![0; t.nodes() as usize];
+        for l in &t.links {
+            deg[l.a as usize] += 1;
+            deg[l.b as usize] += 1;
+        }
+        assert!(deg[..128].iter().all(|&d| d == 1));
+        assert!(deg[128..].iter().all(|&d| d == 8));
+    }
+
+    #[test]
+    fn leaf_spine_presets() {
+        let t = topo("[topology]\nkind = \"pfabric144\"");
+        assert_eq!((t.hosts, t.switches, t.links.len()), (144, 13, 144 + 36));
+        let t = topo("[topology]\nkind = \"detail96\"");
+        assert_eq!((t.hosts, t.switches), (96, 12));
+    }
+}

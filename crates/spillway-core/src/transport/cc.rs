@@ -1,0 +1,66 @@
+//! The congestion-control hook of the TCP sender.
+//!
+//! The sender owns loss detection, recovery and retransmission; a `CongestionControl`
+//! only decides the window. DCTCP, FastLane's and CP's reactions plug in here.
+
+/// Window state shared between the sender and its congestion control, in bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub mss: u64,
+}
+
+pub trait CongestionControl {
+    /// New data was cumulatively acknowledged outside recovery.
+    fn on_ack(&mut self, w: &mut Window, acked: u64);
+    /// Loss detected by duplicate ACKs/SACK: entering fast recovery.
+    fn on_loss(&mut self, w: &mut Window, flight: u64);
+    /// Fast recovery ended (the recovery point was acknowledged).
+    fn on_recovery_end(&mut self, w: &mut Window);
+    /// The retransmission timer expired.
+    fn on_timeout(&mut self, w: &mut Window, flight: u64);
+}
+
+/// RFC 5681 / RFC 6582 NewReno.
+#[derive(Debug, Clone, Default)]
+pub struct NewReno {
+    /// Bytes acknowledged toward the next one-MSS increase in congestion avoidance.
+    ca_acc: u64,
+}
+
+fn half_flight(w: &Window, flight: u64) -> u64 {
+    (flight / 2).max(2 * w.mss)
+}
+
+impl CongestionControl for NewReno {
+    fn on_ack(&mut self, w: &mut Window, acked: u64) {
+        if w.cwnd < w.ssthresh {
+            // Slow start, with appropriate byte counting limited to one MSS (RFC 5681 §3.1).
+            w.cwnd += acked.min(w.mss);
+        } else {
+            // Congestion avoidance: one MSS per window of acknowledged bytes.
+            self.ca_acc += acked;
+            if self.ca_acc >= w.cwnd {
+                self.ca_acc -= w.cwnd;
+                w.cwnd += w.mss;
+            }
+        }
+    }
+
+    fn on_loss(&mut self, w: &mut Window, flight: u64) {
+        w.ssthresh = half_flight(w, flight);
+        w.cwnd = w.ssthresh;
+        self.ca_acc = 0;
+    }
+
+    fn on_recovery_end(&mut self, w: &mut Window) {
+        w.cwnd = w.ssthresh;
+    }
+
+    fn on_timeout(&mut self, w: &mut Window, flight: u64) {
+        w.ssthresh = half_flight(w, flight);
+        w.cwnd = w.mss;
+        self.ca_acc = 0;
+    }
+}

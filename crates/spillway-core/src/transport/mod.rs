@@ -1,0 +1,4 @@
+//! Transports. Each is a sans-IO state machine driven by the simulator.
+
+pub mod cc;
+pub mod tcp;

@@ -1,0 +1,675 @@
+//! TCP as sans-IO state machines: the sender (NewReno, RFC 6582, with an RFC 6675-style
+//! SACK scoreboard) and the receiver (cumulative ACK + RFC 2018 SACK blocks, optional
+//! delayed ACK). They take arrivals and timer expiries and return segments to send; the
+//! simulator (or anything else) moves the bytes and keeps the clock.
+//!
+//! Sequence numbers are byte offsets within the flow. Every segment but the last carries
+//! exactly one MSS, so the scoreboard keeps one state byte per segment.
+
+use super::cc::{CongestionControl, Window};
+use crate::network::MAX_SACK;
+use crate::units::Ps;
+use std::collections::VecDeque;
+
+#[derive(Debug, Clone)]
+pub struct TcpConfig {
+    pub mss: u32,
+    pub init_cwnd: u32,
+    pub rwnd: u64,
+    pub rto_min: Ps,
+    pub rto_init: Ps,
+    pub rto_max: Ps,
+    /// `None`: no fast retransmit; loss is left to the timeout (multipath).
+    pub dupthresh: Option<u32>,
+    pub delayed_ack: Option<Ps>,
+}
+
+/// A segment the sender wants on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SegOut {
+    pub seq: u64,
+    pub len: u32,
+    pub retx: bool,
+}
+
+/// What an ACK tells the sender.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AckInfo {
+    pub cum: u64,
+    pub sack: [(u64, u64); MAX_SACK],
+    pub nsack: u8,
+    pub echo_ts: Ps,
+    pub echo_retx: bool,
+}
+
+// Scoreboard states, one byte per outstanding segment.
+const SACKED: u8 = 1;
+const LOST: u8 = 2;
+const RETX: u8 = 4;
+
+pub struct TcpSender<C: CongestionControl> {
+    size: u64,
+    mss: u64,
+    rwnd: u64,
+    rto_min: Ps,
+    rto_max: Ps,
+    dupthresh: Option<u32>,
+    /// Lowest unacknowledged byte; always a segment boundary (or `size`).
+    una: u64,
+    /// Next new byte to send.
+    nxt: u64,
+    /// States of segments [una/mss, ceil(nxt/mss)).
+    sb: VecDeque<u8>,
+    /// Bytes in flight by RFC 6675's definition.
+    pipe: u64,
+    pub w: Window,
+    cc: C,
+    in_recovery: bool,
+    /// RFC 6582 `recover`: no new fast recovery until `una` passes it.
+    recover: u64,
+    dupacks: u32,
+    /// One past the highest SACKed segment.
+    high_sacked: u64,
+    /// No lost-and-not-retransmitted segment lies below this segment.
+    retx_cursor: u64,
+    srtt: Ps,
+    rttvar: Ps,
+    has_rtt: bool,
+    base_rto: Ps,
+    backoff: u32,
+    deadline: Option<Ps>,
+    pub retransmits: u32,
+    pub timeouts: u32,
+}
+
+impl<C: CongestionControl> TcpSender<C> {
+    pub fn new(cfg: &TcpConfig, size: u64, cc: C) -> Self {
+        let mss = cfg.mss as u64;
+        TcpSender {
+            size,
+            mss,
+            rwnd: cfg.rwnd,
+            rto_min: cfg.rto_min,
+            rto_max: cfg.rto_max,
+            dupthresh: cfg.dupthresh,
+            una: 0,
+            nxt: 0,
+            sb: VecDeque::new(),
+            pipe: 0,
+            w: Window {
+                cwnd: cfg.init_cwnd as u64 * mss,
+                ssthresh: u64::MAX,
+                mss,
+            },
+            cc,
+            in_recovery: false,
+            recover: 0,
+            dupacks: 0,
+            high_sacked: 0,
+            retx_cursor: 0,
+            srtt: 0,
+            rttvar: 0,
+            has_rtt: false,
+            base_rto: cfg.rto_init,
+            backoff: 0,
+            deadline: None,
+            retransmits: 0,
+            timeouts: 0,
+        }
+    }
+
+    pub fn done(&self) -> bool {
+        self.una >= self.size
+    }
+
+    /// When the retransmission timer expires, if it is running.
+    pub fn timer(&self) -> Option<Ps> {
+        self.deadline
+    }
+
+    pub fn una(&self) -> u64 {
+        self.una
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    pub fn srtt(&self) -> Option<Ps> {
+        self.has_rtt.then_some(self.srtt)
+    }
+
+    pub fn rto(&self) -> Ps {
+        let shifted = self.base_rto.saturating_mul(1u64 << self.backoff.min(40));
+        shifted.min(self.rto_max)
+    }
+
+    #[inline]
+    fn seg_len(&self, k: u64) -> u64 {
+        (self.size - k * self.mss).min(self.mss)
+    }
+
+    #[inline]
+    fn una_seg(&self) -> u64 {
+        // `una` is a segment boundary, or `size` once everything is acknowledged.
+        self.una.div_ceil(self.mss)
+    }
+
+    #[inline]
+    fn contrib(state: u8, len: u64) -> u64 {
+        if state & SACKED != 0 || (state & LOST != 0 && state & RETX == 0) {
+            0
+        } else {
+            len
+        }
+    }
+
+    /// Changes the state of absolute segment `k`, keeping `pipe` exact.
+    #[inline]
+    fn set_state(&mut self, k: u64, new: u8) {
+        let i = (k - self.una_seg()) as usize;
+        let old = self.sb[i];
+        let len = self.seg_len(k);
+        self.pipe = self.pipe + Self::contrib(new, len) - Self::contrib(old, len);
+        self.sb[i] = new;
+    }
+
+    /// Starts the flow: sends what the initial window allows.
+    pub fn start(&mut self, now: Ps, out: &mut Vec<SegOut>) {
+        self.send_available(now, out);
+    }
+
+    pub fn on_ack(&mut self, now: Ps, ack: &AckInfo, out: &mut Vec<SegOut>) {
+        if ack.cum > self.nxt {
+            return; // acknowledges data never sent: ignore
+        }
+        let mut newly_acked = 0;
+        if ack.cum > self.una {
+            let new_seg = ack.cum.div_ceil(self.mss);
+            for k in self.una_seg()..new_seg {
+                let st = self
+                    .sb
+                    .pop_front()
+                    .expect("acked segment is on the scoreboard");
+                self.pipe -= Self::contrib(st, self.seg_len(k));
+            }
+            newly_acked = ack.cum - self.una;
+            self.una = new_seg * self.mss;
+            self.una = self.una.min(self.size);
+            self.dupacks = 0;
+            self.backoff = 0;
+            if !ack.echo_retx {
+                self.sample_rtt(now.saturating_sub(ack.echo_ts));
+            }
+        } else if self.una < self.nxt {
+            self.dupacks += 1;
+        }
+        let mut sack_news = false;
+        let una_seg = self.una_seg();
+        let nxt_seg = self.nxt.div_ceil(self.mss);
+        for &(l, r) in &ack.sack[..ack.nsack as usize] {
+            let first = (l / self.mss).max(una_seg);
+            let last = r.div_ceil(self.mss).min(nxt_seg);
+            for k in first..last {
+                let st = self.sb[(k - una_seg) as usize];
+                if st & SACKED == 0 {
+                    self.set_state(k, st | SACKED);
+                    sack_news = true;
+                }
+            }
+            self.high_sacked = self.high_sacked.max(last);
+        }
+        if let Some(th) = self.dupthresh {
+            if sack_news || newly_acked > 0 {
+                self.mark_lost_by_sack(th);
+            }
+            let head_lost = self.sb.front().is_some_and(|&s| s & LOST != 0);
+            if !self.in_recovery && self.una >= self.recover && (self.dupacks >= th || head_lost) {
+                // Fast retransmit (RFC 6675 §5 / RFC 6582 §3.2 step 2).
+                self.in_recovery = true;
+                self.recover = self.nxt;
+                let flight = self.nxt - self.una;
+                self.cc.on_loss(&mut self.w, flight);
+                self.mark_head_lost();
+            } else if self.in_recovery && newly_acked > 0 && self.una < self.recover {
+                // Partial ACK: the next hole is lost too (RFC 6582 §3.2 step 5).
+                self.mark_head_lost();
+            }
+        }
+        if self.in_recovery && self.una >= self.recover {
+            self.in_recovery = false;
+            self.cc.on_recovery_end(&mut self.w);
+        } else if !self.in_recovery && newly_acked > 0 {
+            self.cc.on_ack(&mut self.w, newly_acked);
+        }
+        if newly_acked > 0 {
+            // RFC 6298 §5.3: restart the timer on new data acknowledged.
+            self.deadline = (self.una < self.nxt).then(|| now + self.rto());
+        }
+        self.send_available(now, out);
+    }
+
+    /// Called when the timer may have expired; does nothing if it has not.
+    pub fn on_timer(&mut self, now: Ps, out: &mut Vec<SegOut>) {
+        match self.deadline {
+            Some(d) if d <= now => {}
+            _ => return,
+        }
+        if self.una >= self.nxt {
+            self.deadline = None;
+            return;
+        }
+        self.timeouts += 1;
+        let flight = self.nxt - self.una;
+        self.cc.on_timeout(&mut self.w, flight);
+        self.backoff += 1;
+        // Everything outstanding and not SACKed is presumed lost; SACKed data is not resent.
+        for k in self.una_seg()..self.nxt.div_ceil(self.mss) {
+            let st = self.sb[(k - self.una_seg()) as usize];
+            if st & SACKED == 0 {
+                self.set_state(k, LOST);
+            }
+        }
+        self.retx_cursor = self.una_seg();
+        self.in_recovery = false;
+        self.recover = self.nxt;
+        self.dupacks = 0;
+        self.deadline = Some(now + self.rto());
+        self.send_available(now, out);
+    }
+
+    fn sample_rtt(&mut self, r: Ps) {
+        // RFC 6298 §2.
+        if !self.has_rtt {
+            self.srtt = r;
+            self.rttvar = r / 2;
+            self.has_rtt = true;
+        } else {
+            let diff = self.srtt.abs_diff(r);
+            self.rttvar = (3 * self.rttvar + diff) / 4;
+            self.srtt = (7 * self.srtt + r) / 8;
+        }
+        self.base_rto = (self.srtt + 4 * self.rttvar).clamp(self.rto_min, self.rto_max);
+    }
+
+    fn mark_head_lost(&mut self) {
+        let k = self.una_seg();
+        if let Some(&st) = self.sb.front() {
+            if st & (SACKED | LOST) == 0 {
+                self.set_state(k, st | LOST);
+                self.retx_cursor = self.retx_cursor.min(k);
+            }
+        }
+    }
+
+    /// RFC 6675 IsLost: a segment with at least `th` SACKed segments above it is lost.
+    fn mark_lost_by_sack(&mut self, th: u32) {
+        let una_seg = self.una_seg();
+        if self.high_sacked <= una_seg {
+            return;
+        }
+        let mut sacked_above = 0;
+        for k in (una_seg..self.high_sacked).rev() {
+            let st = self.sb[(k - una_seg) as usize];
+            if st & SACKED != 0 {
+                sacked_above += 1;
+            } else if sacked_above >= th {
+                if st & LOST != 0 {
+                    // Everything below was examined when this one was marked.
+                    break;
+                }
+                self.set_state(k, st | LOST);
+                self.retx_cursor = self.retx_cursor.min(k);
+            }
+        }
+    }
+
+    /// Lowest segment marked lost and not yet retransmitted.
+    fn next_lost(&mut self) -> Option<u64> {
+        let una_seg = self.una_seg();
+        let nxt_seg = self.nxt.div_ceil(self.mss);
+        let mut k = self.retx_cursor.max(una_seg);
+        while k < nxt_seg {
+            let st = self.sb[(k - una_seg) as usize];
+            if st & LOST != 0 && st & (RETX | SACKED) == 0 {
+                self.retx_cursor = k;
+                return Some(k);
+            }
+            k += 1;
+        }
+        self.retx_cursor = nxt_seg;
+        None
+    }
+
+    fn send_available(&mut self, now: Ps, out: &mut Vec<SegOut>) {
+        loop {
+            if self.pipe + self.mss > self.w.cwnd.max(self.mss) {
+                break;
+            }
+            if let Some(k) = self.next_lost() {
+                let st = self.sb[(k - self.una_seg()) as usize];
+                self.set_state(k, st | RETX);
+                self.retransmits += 1;
+                out.push(SegOut {
+                    seq: k * self.mss,
+                    len: self.seg_len(k) as u32,
+                    retx: true,
+                });
+                continue;
+            }
+            if self.nxt < self.size {
+                let len = self.seg_len(self.nxt / self.mss);
+                if self.nxt + len > self.una + self.rwnd {
+                    break;
+                }
+                self.sb.push_back(0);
+                self.pipe += len;
+                out.push(SegOut {
+                    seq: self.nxt,
+                    len: len as u32,
+                    retx: false,
+                });
+                self.nxt += len;
+                continue;
+            }
+            break;
+        }
+        if self.deadline.is_none() && self.una < self.nxt {
+            self.deadline = Some(now + self.rto());
+        }
+    }
+
+    /// Bytes in flight (RFC 6675 pipe), for tests and metrics.
+    pub fn pipe(&self) -> u64 {
+        self.pipe
+    }
+}
+
+/// What the receiver wants done after an arrival.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RxResult {
+    pub ack_now: bool,
+    /// This arrival completed the flow: the receiver now holds every byte.
+    pub completed: bool,
+}
+
+pub struct TcpReceiver {
+    size: u64,
+    mss: u64,
+    delayed_ack: Option<Ps>,
+    rcv_nxt: u64,
+    /// ooo[i]: segment rcv_nxt/mss + i has arrived (ooo[0] is the hole, never set).
+    ooo: VecDeque<bool>,
+    /// The segment whose arrival triggers the next ACK's first SACK block.
+    last_seg: Option<u64>,
+    pending: u32,
+    ack_deadline: Option<Ps>,
+    echo_ts: Ps,
+    echo_retx: bool,
+    /// Payload bytes that arrived more than once.
+    pub dup_bytes: u64,
+}
+
+impl TcpReceiver {
+    pub fn new(cfg: &TcpConfig, size: u64) -> Self {
+        TcpReceiver {
+            size,
+            mss: cfg.mss as u64,
+            delayed_ack: cfg.delayed_ack,
+            rcv_nxt: 0,
+            ooo: VecDeque::new(),
+            last_seg: None,
+            pending: 0,
+            ack_deadline: None,
+            echo_ts: 0,
+            echo_retx: false,
+            dup_bytes: 0,
+        }
+    }
+
+    /// Bytes delivered in order, each exactly once.
+    pub fn delivered(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    pub fn complete(&self) -> bool {
+        self.rcv_nxt >= self.size
+    }
+
+    pub fn timer(&self) -> Option<Ps> {
+        self.ack_deadline
+    }
+
+    fn seg_len(&self, k: u64) -> u64 {
+        (self.size - k * self.mss).min(self.mss)
+    }
+
+    pub fn on_data(&mut self, now: Ps, seq: u64, len: u32, ts: Ps, retx: bool) -> RxResult {
+        let was_complete = self.complete();
+        let k = seq / self.mss;
+        let base = self.rcv_nxt / self.mss;
+        let mut in_order_no_holes = false;
+        self.last_seg = None;
+        if seq < self.rcv_nxt || seq >= self.size {
+            self.dup_bytes += len as u64;
+        } else if seq == self.rcv_nxt {
+            self.ooo.pop_front();
+            self.rcv_nxt += len as u64;
+            while self.ooo.front() == Some(&true) {
+                self.ooo.pop_front();
+                let next = self.rcv_nxt / self.mss;
+                self.rcv_nxt += self.seg_len(next);
+            }
+            in_order_no_holes = self.ooo.is_empty();
+        } else {
+            let i = (k - base) as usize;
+            if self.ooo.len() <= i {
+                self.ooo.resize(i + 1, false);
+            }
+            if self.ooo[i] {
+                self.dup_bytes += len as u64;
+            } else {
+                self.ooo[i] = true;
+            }
+            self.last_seg = Some(k);
+        }
+        let completed = !was_complete && self.complete();
+        if self.pending == 0 {
+            self.echo_ts = ts;
+            self.echo_retx = retx;
+        }
+        self.pending += 1;
+        let ack_now = match self.delayed_ack {
+            // Delay only in-order data that leaves no hole, and never the last byte.
+            Some(d) if in_order_no_holes && !self.complete() => {
+                if self.pending >= 2 {
+                    true
+                } else {
+                    self.ack_deadline.get_or_insert(now + d);
+                    false
+                }
+            }
+            _ => true,
+        };
+        RxResult { ack_now, completed }
+    }
+
+    /// Delayed-ACK timer; true when an ACK is due now.
+    pub fn on_timer(&mut self, now: Ps) -> bool {
+        match self.ack_deadline {
+            Some(d) if d <= now => {
+                self.ack_deadline = None;
+                self.pending > 0
+            }
+            _ => false,
+        }
+    }
+
+    /// Builds the ACK and clears the pending count.
+    pub fn make_ack(&mut self) -> AckInfo {
+        let mut ack = AckInfo {
+            cum: self.rcv_nxt,
+            echo_ts: self.echo_ts,
+            echo_retx: self.echo_retx,
+            ..Default::default()
+        };
+        self.pending = 0;
+        self.ack_deadline = None;
+        if self.ooo.is_empty() {
+            return ack;
+        }
+        // RFC 2018: the block holding the segment that triggered this ACK comes first.
+        let base = self.rcv_nxt / self.mss;
+        let block_of = |i: usize| -> (usize, usize) {
+            let mut a = i;
+            while a > 0 && self.ooo[a - 1] {
+                a -= 1;
+            }
+            let mut b = i + 1;
+            while b < self.ooo.len() && self.ooo[b] {
+                b += 1;
+            }
+            (a, b)
+        };
+        let to_bytes = |(a, b): (usize, usize)| -> (u64, u64) {
+            let l = (base + a as u64) * self.mss;
+            let r = ((base + b as u64) * self.mss).min(self.size);
+            (l, r)
+        };
+        let mut n = 0;
+        let first = self
+            .last_seg
+            .filter(|&k| k >= base)
+            .map(|k| block_of((k - base) as usize));
+        if let Some(b) = first {
+            ack.sack[0] = to_bytes(b);
+            n = 1;
+        }
+        let mut i = 0;
+        while i < self.ooo.len() && n < MAX_SACK {
+            if self.ooo[i] {
+                let b = block_of(i);
+                if Some(b) != first {
+                    ack.sack[n] = to_bytes(b);
+                    n += 1;
+                }
+                i = b.1;
+            } else {
+                i += 1;
+            }
+        }
+        ack.nsack = n as u8;
+        ack
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::cc::NewReno;
+
+    fn cfg() -> TcpConfig {
+        TcpConfig {
+            mss: 1000,
+            init_cwnd: 4,
+            rwnd: 1 << 20,
+            rto_min: 1_000,
+            rto_init: 1_000,
+            rto_max: 1_000_000,
+            dupthresh: Some(3),
+            delayed_ack: None,
+        }
+    }
+
+    /// Feeds every segment but `lost` to a receiver and the ACKs back to the sender.
+    #[test]
+    fn single_loss_is_repaired_by_fast_retransmit_without_timeout() {
+        let c = cfg();
+        let mut s = TcpSender::new(&c, 10_000, NewReno::default());
+        let mut r = TcpReceiver::new(&c, 10_000);
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        let mut t = 0;
+        let mut dropped = false;
+        while !s.done() {
+            assert!(!out.is_empty(), "sender stalled");
+            let batch: Vec<SegOut> = std::mem::take(&mut out);
+            t += 10;
+            for seg in batch {
+                if seg.seq == 2000 && !dropped {
+                    dropped = true;
+                    continue;
+                }
+                r.on_data(t, seg.seq, seg.len, t, seg.retx);
+                let ack = r.make_ack();
+                s.on_ack(t + 5, &ack, &mut out);
+            }
+        }
+        assert_eq!(r.delivered(), 10_000);
+        assert_eq!(s.timeouts, 0);
+        assert_eq!(s.retransmits, 1);
+        assert_eq!(s.pipe(), 0);
+    }
+
+    #[test]
+    fn timeout_resends_only_unsacked_segments() {
+        let c = TcpConfig {
+            dupthresh: None,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 4_000, NewReno::default());
+        let mut r = TcpReceiver::new(&c, 4_000);
+        let mut out = Vec::new();
+        s.start(0, &mut out);
+        assert_eq!(out.len(), 4);
+        // Segment 0 is lost; 1..3 arrive and are SACKed.
+        for seg in out.drain(..).skip(1).collect::<Vec<_>>() {
+            r.on_data(10, seg.seq, seg.len, 0, false);
+            let ack = r.make_ack();
+            assert_eq!(ack.cum, 0);
+            s.on_ack(20, &ack, &mut out);
+        }
+        assert!(out.is_empty(), "no fast retransmit with the threshold off");
+        s.on_timer(s.timer().unwrap(), &mut out);
+        assert_eq!(
+            out,
+            vec![SegOut {
+                seq: 0,
+                len: 1000,
+                retx: true
+            }]
+        );
+        assert_eq!(s.timeouts, 1);
+        r.on_data(2000, 0, 1000, 1500, true);
+        assert!(r.complete());
+    }
+
+    #[test]
+    fn sack_blocks_name_the_newest_block_first() {
+        let c = cfg();
+        let mut r = TcpReceiver::new(&c, 10_000);
+        r.on_data(0, 2000, 1000, 0, false);
+        r.on_data(0, 5000, 1000, 0, false);
+        let ack = r.make_ack();
+        assert_eq!(ack.cum, 0);
+        assert_eq!(
+            &ack.sack[..ack.nsack as usize],
+            &[(5000, 6000), (2000, 3000)]
+        );
+    }
+
+    #[test]
+    fn delayed_ack_acks_every_second_segment() {
+        let c = TcpConfig {
+            delayed_ack: Some(500),
+            ..cfg()
+        };
+        let mut r = TcpReceiver::new(&c, 10_000);
+        assert!(!r.on_data(0, 0, 1000, 0, false).ack_now);
+        assert_eq!(r.timer(), Some(500));
+        assert!(r.on_data(1, 1000, 1000, 0, false).ack_now);
+        r.make_ack();
+        assert!(!r.on_data(2, 2000, 1000, 0, false).ack_now);
+        assert!(r.on_timer(502));
+    }
+}

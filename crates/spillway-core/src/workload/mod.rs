@@ -1,0 +1,472 @@
+//! Workloads generate flows as simulated time advances (never all up front) and react
+//! to completions (incast rounds, query responses). Each is a small state machine:
+//! the simulator asks for the next arrival time, collects due flows, and reports
+//! completed flows back by their tag.
+
+pub mod cdf;
+
+use crate::rng::Rng;
+use crate::scenario::{FlowSpec, ResponseSize, WorkloadSpec};
+use crate::units::{Ps, PS_PER_S};
+use std::collections::VecDeque;
+
+/// Flow class labels, the `class` column of flows.parquet.
+pub const CLASS_LABELS: &[&str] = &["incast", "flow", "request", "response", "trace"];
+pub const CLASS_INCAST: u8 = 0;
+pub const CLASS_FLOW: u8 = 1;
+pub const CLASS_REQUEST: u8 = 2;
+pub const CLASS_RESPONSE: u8 = 3;
+pub const CLASS_TRACE: u8 = 4;
+
+pub const NO_QUERY: u64 = u64::MAX;
+
+/// A flow the workload wants started now.
+#[derive(Debug, Clone, Copy)]
+pub struct NewFlow {
+    pub src: u32,
+    pub dst: u32,
+    pub size: u64,
+    pub class: u8,
+    pub query: u64,
+    /// The workload's own handle, returned on completion.
+    pub tag: u64,
+}
+
+/// One finished query (an incast round, a request with its responses).
+#[derive(Debug, Clone, Copy)]
+pub struct QueryRecord {
+    pub query_id: u64,
+    pub start: Ps,
+    pub finish: Ps,
+    pub size_bytes: u64,
+    pub flows: u32,
+}
+
+pub enum Workload {
+    Incast(Incast),
+    Poisson(Poisson),
+    Query(Queries),
+    Trace(Trace),
+}
+
+impl Workload {
+    pub fn new(spec: &WorkloadSpec, hosts: u32, link_rate: u64, rng: Rng) -> Workload {
+        match spec {
+            WorkloadSpec::Incast {
+                receiver,
+                senders,
+                size,
+                rounds,
+                period,
+                jitter,
+            } => {
+                let others: Vec<u32> = (0..hosts).filter(|h| h != receiver).collect();
+                let sender_hosts = (0..*senders)
+                    .map(|i| others[i as usize % others.len()])
+                    .collect();
+                Workload::Incast(Incast {
+                    receiver: *receiver,
+                    senders: sender_hosts,
+                    size: *size,
+                    rounds: *rounds,
+                    period: *period,
+                    jitter: *jitter,
+                    next_round: 0,
+                    next_round_time: Some(0),
+                    starts: VecDeque::new(),
+                    open: Vec::new(),
+                    rng,
+                })
+            }
+            WorkloadSpec::Poisson {
+                load,
+                cdf,
+                sources,
+                destinations,
+                max_flows,
+            } => {
+                // λ (flows/s) = load · (sending hosts · link rate) / (8 · mean size).
+                let rate = load * sources.len() as f64 * link_rate as f64 / (8.0 * cdf.mean());
+                let mut p = Poisson {
+                    cdf: cdf.clone(),
+                    sources: sources.clone(),
+                    destinations: destinations.clone(),
+                    mean_gap_ps: PS_PER_S as f64 / rate,
+                    remaining: max_flows.unwrap_or(u64::MAX),
+                    next_time: 0,
+                    clock: 0.0,
+                    rng,
+                };
+                p.advance();
+                Workload::Poisson(p)
+            }
+            WorkloadSpec::Query {
+                load,
+                queries,
+                fanout,
+                request_size,
+                response,
+                clients,
+                workers,
+            } => {
+                let mean_query_bytes = *fanout as f64 * response.mean();
+                let rate =
+                    load * clients.len() as f64 * link_rate as f64 / (8.0 * mean_query_bytes);
+                let mut q = Queries {
+                    fanout: *fanout,
+                    request_size: *request_size,
+                    response: response.clone(),
+                    clients: clients.clone(),
+                    workers: workers.clone(),
+                    mean_gap_ps: PS_PER_S as f64 / rate,
+                    remaining: queries.unwrap_or(u64::MAX),
+                    next_time: 0,
+                    clock: 0.0,
+                    next_id: 0,
+                    open: Vec::new(),
+                    free: Vec::new(),
+                    pick: Vec::new(),
+                    rng,
+                };
+                q.advance();
+                Workload::Query(q)
+            }
+            WorkloadSpec::Trace { flows } => {
+                let mut flows = flows.clone();
+                flows.sort_by_key(|f| f.start);
+                Workload::Trace(Trace { flows, next: 0 })
+            }
+        }
+    }
+
+    /// When the next open-loop arrival is due, if any.
+    pub fn next_time(&self) -> Option<Ps> {
+        match self {
+            Workload::Incast(w) => w.next_time(),
+            Workload::Poisson(w) => (w.remaining > 0).then_some(w.next_time),
+            Workload::Query(w) => (w.remaining > 0).then_some(w.next_time),
+            Workload::Trace(w) => w.flows.get(w.next).map(|f| f.start),
+        }
+    }
+
+    /// Emits every flow due at `now`.
+    pub fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
+        match self {
+            Workload::Incast(w) => w.generate(now, out),
+            Workload::Poisson(w) => w.generate(now, out),
+            Workload::Query(w) => w.generate(now, out),
+            Workload::Trace(w) => w.generate(now, out),
+        }
+    }
+
+    /// A flow's receiver (`dst`) got its last byte.
+    pub fn on_flow_done(
+        &mut self,
+        now: Ps,
+        tag: u64,
+        dst: u32,
+        out: &mut Vec<NewFlow>,
+        queries: &mut Vec<QueryRecord>,
+    ) {
+        match self {
+            Workload::Incast(w) => w.on_flow_done(now, tag, queries),
+            Workload::Query(w) => w.on_flow_done(now, tag, dst, out, queries),
+            Workload::Poisson(_) | Workload::Trace(_) => {}
+        }
+    }
+
+    /// No flow will ever be generated again (open loop exhausted, closed loop idle).
+    pub fn exhausted(&self) -> bool {
+        match self {
+            Workload::Incast(w) => {
+                w.next_round_time.is_none() && w.starts.is_empty() && w.open.is_empty()
+            }
+            Workload::Poisson(w) => w.remaining == 0,
+            Workload::Query(w) => w.remaining == 0 && w.open.iter().all(Option::is_none),
+            Workload::Trace(w) => w.next >= w.flows.len(),
+        }
+    }
+
+    pub fn has_queries(&self) -> bool {
+        matches!(self, Workload::Incast(_) | Workload::Query(_))
+    }
+}
+
+/// N senders each send S bytes to one receiver, round after round. Each sender starts
+/// at the round's start plus a uniform jitter in [0, jitter), so that senders are not
+/// synchronized to the picosecond (as no two real servers are).
+pub struct Incast {
+    receiver: u32,
+    senders: Vec<u32>,
+    size: u64,
+    rounds: u32,
+    period: Option<Ps>,
+    jitter: Ps,
+    next_round: u32,
+    next_round_time: Option<Ps>,
+    /// Sender starts of open rounds not yet due: (time, sender index, round), time-ordered.
+    starts: VecDeque<(Ps, u32, u32)>,
+    /// Open rounds: (round, start, flows still arriving).
+    open: Vec<(u32, Ps, u32)>,
+    rng: Rng,
+}
+
+impl Incast {
+    fn next_time(&self) -> Option<Ps> {
+        match (self.starts.front(), self.next_round_time) {
+            (Some(&(t, _, _)), Some(r)) => Some(t.min(r)),
+            (Some(&(t, _, _)), None) => Some(t),
+            (None, r) => r,
+        }
+    }
+
+    fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
+        if self.next_round_time.is_some_and(|t| t <= now) {
+            let round = self.next_round;
+            let mut starts: Vec<(Ps, u32, u32)> = (0..self.senders.len() as u32)
+                .map(|i| {
+                    let j = if self.jitter > 0 {
+                        self.rng.below(self.jitter)
+                    } else {
+                        0
+                    };
+                    (now + j, i, round)
+                })
+                .collect();
+            starts.sort_unstable();
+            self.starts.extend(starts);
+            self.open.push((round, now, self.senders.len() as u32));
+            self.next_round += 1;
+            self.next_round_time = match self.period {
+                Some(p) if self.next_round < self.rounds => Some(now + p),
+                _ => None, // closed loop: the next round starts when this one completes
+            };
+        }
+        while let Some(&(t, i, round)) = self.starts.front() {
+            if t > now {
+                break;
+            }
+            self.starts.pop_front();
+            out.push(NewFlow {
+                src: self.senders[i as usize],
+                dst: self.receiver,
+                size: self.size,
+                class: CLASS_INCAST,
+                query: round as u64,
+                tag: round as u64,
+            });
+        }
+    }
+
+    fn on_flow_done(&mut self, now: Ps, tag: u64, queries: &mut Vec<QueryRecord>) {
+        let Some(i) = self.open.iter().position(|r| r.0 as u64 == tag) else {
+            return;
+        };
+        self.open[i].2 -= 1;
+        if self.open[i].2 == 0 {
+            let (round, start, _) = self.open.remove(i);
+            queries.push(QueryRecord {
+                query_id: round as u64,
+                start,
+                finish: now,
+                size_bytes: self.size * self.senders.len() as u64,
+                flows: self.senders.len() as u32,
+            });
+            if self.period.is_none() && self.next_round < self.rounds {
+                self.next_round_time = Some(now);
+            }
+        }
+    }
+}
+
+/// Open-loop Poisson arrivals, sizes from an empirical CDF.
+pub struct Poisson {
+    cdf: cdf::Cdf,
+    sources: Vec<u32>,
+    destinations: Vec<u32>,
+    mean_gap_ps: f64,
+    remaining: u64,
+    next_time: Ps,
+    /// Exact arrival clock in ps as f64, so rounding does not accumulate.
+    clock: f64,
+    rng: Rng,
+}
+
+impl Poisson {
+    fn advance(&mut self) {
+        self.clock += self.rng.exp(self.mean_gap_ps);
+        self.next_time = self.clock.round() as Ps;
+    }
+
+    fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
+        while self.remaining > 0 && self.next_time <= now {
+            let src = self.sources[self.rng.below(self.sources.len() as u64) as usize];
+            let dst = loop {
+                let d = self.destinations[self.rng.below(self.destinations.len() as u64) as usize];
+                if d != src {
+                    break d;
+                }
+            };
+            let size = self.cdf.sample(&mut self.rng);
+            out.push(NewFlow {
+                src,
+                dst,
+                size,
+                class: CLASS_FLOW,
+                query: NO_QUERY,
+                tag: 0,
+            });
+            self.remaining -= 1;
+            self.advance();
+        }
+    }
+}
+
+struct OpenQuery {
+    id: u64,
+    client: u32,
+    start: Ps,
+    outstanding: u32,
+    bytes: u64,
+}
+
+/// Request/response and partition/aggregate: a client asks `fanout` workers with a small
+/// request each; each worker answers once its request has arrived.
+pub struct Queries {
+    fanout: u32,
+    request_size: u64,
+    response: ResponseSize,
+    clients: Vec<u32>,
+    workers: Vec<u32>,
+    mean_gap_ps: f64,
+    remaining: u64,
+    next_time: Ps,
+    clock: f64,
+    next_id: u64,
+    open: Vec<Option<OpenQuery>>,
+    free: Vec<u32>,
+    pick: Vec<u32>,
+    rng: Rng,
+}
+
+// Tags: slot << 1 | is_response.
+impl Queries {
+    fn advance(&mut self) {
+        self.clock += self.rng.exp(self.mean_gap_ps);
+        self.next_time = self.clock.round() as Ps;
+    }
+
+    fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
+        while self.remaining > 0 && self.next_time <= now {
+            let client = self.clients[self.rng.below(self.clients.len() as u64) as usize];
+            // Distinct workers other than the client: partial Fisher-Yates.
+            self.pick.clear();
+            self.pick
+                .extend(self.workers.iter().copied().filter(|&w| w != client));
+            for i in 0..self.fanout as usize {
+                let j = i + self.rng.below((self.pick.len() - i) as u64) as usize;
+                self.pick.swap(i, j);
+            }
+            let id = self.next_id;
+            self.next_id += 1;
+            let slot = self.free.pop().unwrap_or_else(|| {
+                self.open.push(None);
+                (self.open.len() - 1) as u32
+            });
+            self.open[slot as usize] = Some(OpenQuery {
+                id,
+                client,
+                start: now,
+                outstanding: self.fanout,
+                bytes: 0,
+            });
+            for i in 0..self.fanout as usize {
+                out.push(NewFlow {
+                    src: client,
+                    dst: self.pick[i],
+                    size: self.request_size,
+                    class: CLASS_REQUEST,
+                    query: id,
+                    tag: (slot as u64) << 1,
+                });
+            }
+            self.remaining -= 1;
+            self.advance();
+        }
+    }
+
+    fn on_flow_done(
+        &mut self,
+        now: Ps,
+        tag: u64,
+        dst: u32,
+        out: &mut Vec<NewFlow>,
+        queries: &mut Vec<QueryRecord>,
+    ) {
+        let slot = (tag >> 1) as usize;
+        if tag & 1 == 0 {
+            // The request reached its worker: answer it.
+            self.respond(dst, slot, out);
+            return;
+        }
+        let Some(q) = self.open[slot].as_mut() else {
+            return;
+        };
+        q.outstanding -= 1;
+        if q.outstanding == 0 {
+            let q = self.open[slot].take().unwrap();
+            self.free.push(slot as u32);
+            queries.push(QueryRecord {
+                query_id: q.id,
+                start: q.start,
+                finish: now,
+                size_bytes: q.bytes,
+                flows: self.fanout,
+            });
+        }
+    }
+
+    fn respond(&mut self, worker: u32, slot: usize, out: &mut Vec<NewFlow>) {
+        let size = match &self.response {
+            ResponseSize::Fixed(s) => *s,
+            ResponseSize::Cdf(c) => c.sample(&mut self.rng),
+        };
+        let Some(q) = self.open[slot].as_mut() else {
+            return;
+        };
+        q.bytes += size;
+        out.push(NewFlow {
+            src: worker,
+            dst: q.client,
+            size,
+            class: CLASS_RESPONSE,
+            query: q.id,
+            tag: ((slot as u64) << 1) | 1,
+        });
+    }
+}
+
+/// Explicit flows at given start times.
+pub struct Trace {
+    flows: Vec<FlowSpec>,
+    next: usize,
+}
+
+impl Trace {
+    fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
+        while let Some(f) = self.flows.get(self.next) {
+            if f.start > now {
+                break;
+            }
+            out.push(NewFlow {
+                src: f.src,
+                dst: f.dst,
+                size: f.size,
+                class: CLASS_TRACE,
+                query: NO_QUERY,
+                tag: 0,
+            });
+            self.next += 1;
+        }
+    }
+}

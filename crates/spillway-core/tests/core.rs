@@ -1,0 +1,389 @@
+//! The simulation core against truths we did not write: closed forms (ideal FCT, line
+//! rate, M/D/1), invariants (conservation, buffer bounds, determinism) and the CP
+//! paper's incast behaviour.
+
+use spillway_core::metrics::{wire_bytes, FlowRecords};
+use spillway_core::scenario::Scenario;
+use spillway_core::sim::{Sim, StopReason};
+use spillway_core::units::{serialization_ps, PS_PER_S};
+use spillway_core::workload::QueryRecord;
+
+struct Run {
+    sim: Sim,
+    flows: FlowRecords,
+    queries: Vec<QueryRecord>,
+}
+
+fn run(text: &str, overrides: &[&str]) -> Run {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let sc = Scenario::parse(text, &o, None).unwrap_or_else(|e| panic!("scenario: {e}"));
+    let mut sim = Sim::new(&sc).unwrap();
+    sim.run_to_end();
+    let flows = sim.take_flows();
+    let queries = sim.take_queries();
+    Run {
+        sim,
+        flows,
+        queries,
+    }
+}
+
+const LONE_FLOW: &str = r#"
+[topology]
+kind = "star"
+hosts = 2
+link_rate = "10Gbps"
+link_delay = "1us"
+[transport]
+init_cwnd = 1000
+[workload]
+kind = "trace"
+flows = [{ src = 0, dst = 1, size = "1MB" }]
+"#;
+
+#[test]
+fn lone_flow_matches_the_closed_form() {
+    let r = run(LONE_FLOW, &[]);
+    assert_eq!(r.flows.len(), 1);
+    // Closed form, written out for this path: 1 MB = 718 full segments of 1460 B and one
+    // of 276 B; wire = payload + 40 B TCP/IP + 38 B Ethernet framing. Two 10G hops, 1 us
+    // each: the first packet crosses both hops, the rest pipeline at 10G behind it, and
+    // the last (short) packet is serialized on the second hop after the 718th.
+    let size = 1u64 << 20;
+    let full = 1460 + 40 + 38;
+    let last = (size - 718 * 1460) + 40 + 38;
+    assert_eq!(wire_bytes(1460 + 40, 38) as u64, full);
+    let s_full = serialization_ps(full, 10_000_000_000);
+    let s_last = serialization_ps(last, 10_000_000_000);
+    let closed_form = s_full + 1_000_000 + 718 * s_full + s_last + 1_000_000;
+    assert_eq!(r.flows.ideal_fct_ps[0], closed_form);
+    let fct = r.flows.fct_ps[0] as f64;
+    let ideal = closed_form as f64;
+    assert!(
+        (fct / ideal - 1.0).abs() < 0.01,
+        "fct {fct} vs ideal {ideal}"
+    );
+    assert_eq!(r.flows.retransmits[0], 0);
+}
+
+#[test]
+fn long_lived_flow_reaches_line_rate_through_a_bottleneck() {
+    // Dumbbell: 10G hosts, 1G bottleneck between the switches with a 128 KB buffer.
+    let text = r#"
+[topology]
+kind = "dumbbell"
+hosts = 2
+link_rate = "10Gbps"
+fabric_rate = "1Gbps"
+link_delay = "5us"
+[workload]
+kind = "trace"
+flows = [{ src = 0, dst = 1, size = "20MB" }]
+"#;
+    let r = run(text, &[]);
+    let fct_s = r.flows.fct_ps[0] as f64 / PS_PER_S as f64;
+    let goodput = (20u64 << 20) as f64 * 8.0 / fct_s;
+    let payload_rate = 1e9 * 1460.0 / (1460.0 + 40.0 + 38.0);
+    assert!(
+        goodput >= 0.95 * payload_rate,
+        "goodput {goodput:.3e} vs payload rate {payload_rate:.3e}"
+    );
+    assert!(
+        r.flows.drops[0] > 0,
+        "the window should probe past the buffer"
+    );
+}
+
+#[test]
+fn two_newreno_flows_share_a_bottleneck_fairly() {
+    // At 10G a 128 KB queue drains in ~0.1 ms, so 100 ms hold ~20 AIMD cycles: enough
+    // for the second flow's late start to wash out (AIMD halves the gap each cycle).
+    let text = r#"
+[topology]
+kind = "dumbbell"
+hosts = 4
+link_rate = "10Gbps"
+fabric_rate = "10Gbps"
+link_delay = "5us"
+[workload]
+kind = "trace"
+flows = [{ src = 0, dst = 2, size = "1GB" }, { src = 1, dst = 3, size = "1GB", start = "1ms" }]
+[run]
+duration = "101ms"
+"#;
+    let r = run(text, &[]);
+    assert_eq!(r.sim.stop_reason(), StopReason::Duration);
+    let d = &r.flows.delivered_bytes;
+    assert_eq!(d.len(), 2);
+    let (a, b) = (d[0] as f64, d[1] as f64);
+    assert!(
+        (a - b).abs() / a.max(b) < 0.15,
+        "goodputs {a} vs {b} bytes over 100 ms"
+    );
+    // Together they fill the bottleneck.
+    let total_rate = (a + b) * 8.0 / 0.1;
+    assert!(total_rate > 0.9e10, "{total_rate}");
+}
+
+const INCAST: &str = r#"
+# CP §6.1 incast: 1 Gbps, 128 KB bottleneck buffer, 64 KB per sender. The CP testbed ran
+# Linux 2.6.38, whose initial window is 3 segments (RFC 3390; IW10 came in 2.6.39), and
+# nine hosts emulated all senders; senders start within 10 us of each other.
+[topology]
+kind = "star"
+hosts = 10
+link_rate = "1Gbps"
+link_delay = "25us"
+[switch]
+buffer = "128KB"
+[transport]
+rto_min = "10ms"
+init_cwnd = 3
+[workload]
+kind = "incast"
+size = "64KB"
+rounds = 5
+jitter = "10us"
+"#;
+
+/// Mean goodput over the rounds, in bit/s, and the number of timeouts.
+fn incast_goodput(overrides: &[&str]) -> (f64, u64) {
+    let r = run(INCAST, overrides);
+    assert_eq!(r.queries.len(), 5);
+    let bytes: u64 = r.queries.iter().map(|q| q.size_bytes).sum();
+    let time: u64 = r.queries.iter().map(|q| q.finish - q.start).sum();
+    (
+        bytes as f64 * 8.0 / (time as f64 / PS_PER_S as f64),
+        r.sim.counters.timeouts,
+    )
+}
+
+#[test]
+fn incast_few_senders_run_at_line_rate_without_timeouts() {
+    let (g4, to4) = incast_goodput(&["workload.senders=4"]);
+    assert!(g4 >= 850e6, "4 senders: {g4:.3e} b/s");
+    assert_eq!(to4, 0);
+}
+
+#[test]
+fn incast_collapses_with_many_senders() {
+    let (g4, _) = incast_goodput(&["workload.senders=4"]);
+    let (g64, to64) = incast_goodput(&["workload.senders=64"]);
+    assert!(to64 > 0, "64 senders must see timeouts");
+    assert!(g64 < g4, "64 senders {g64:.3e} vs 4 senders {g4:.3e}");
+    // With the common 200 ms RTOmin the collapse is an order of magnitude (CP Fig. 1/8a).
+    let (g64_200, _) = incast_goodput(&["workload.senders=64", "transport.rto_min=200ms"]);
+    assert!(
+        g64_200 < g4 / 2.0,
+        "RTOmin 200 ms, 64 senders: {g64_200:.3e}"
+    );
+}
+
+#[test]
+fn conservation_every_byte_arrives_once_and_buffers_hold() {
+    let text = r#"
+[topology]
+kind = "leaf_spine"
+racks = 4
+hosts_per_rack = 4
+spines = 2
+link_rate = "10Gbps"
+fabric_rate = "10Gbps"
+[switch]
+buffer = "32KB"
+forwarding = "spray"
+[workload]
+kind = "poisson"
+cdf = "aditya"
+load = 0.8
+max_flows = 3000
+"#;
+    let r = run(text, &[]);
+    assert_eq!(r.sim.stop_reason(), StopReason::AllFlowsDone);
+    let c = &r.sim.counters;
+    assert_eq!(c.flows_started, 3000);
+    assert_eq!(r.flows.len(), 3000);
+    assert_eq!(c.flows_unfinished, 0);
+    assert!(r.flows.fct_ps.iter().all(|&f| f != u64::MAX));
+    let offered: u64 = r.flows.size_bytes.iter().sum();
+    let delivered: u64 = r.flows.delivered_bytes.iter().sum();
+    assert_eq!(offered, delivered);
+    assert_eq!(c.bytes_offered, c.bytes_delivered);
+    assert!(
+        c.drops > 0,
+        "a small buffer at load 0.8 should drop something"
+    );
+    // Every flow's ids are distinct and each appears once.
+    let mut ids = r.flows.flow_id.clone();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 3000);
+    let ports = r.sim.port_records();
+    for i in 0..ports.node.len() {
+        assert!(
+            ports.max_bytes[i] <= ports.capacity[i],
+            "port {i} exceeded its buffer"
+        );
+    }
+}
+
+#[test]
+fn determinism_same_seed_same_tables_other_seed_differs() {
+    let text = r#"
+[topology]
+kind = "fat_tree"
+k = 4
+[workload]
+kind = "poisson"
+load = 0.5
+max_flows = 400
+cdf = "aditya"
+"#;
+    let key = |f: &FlowRecords| {
+        (
+            f.flow_id.clone(),
+            f.src.clone(),
+            f.dst.clone(),
+            f.size_bytes.clone(),
+            f.fct_ps.clone(),
+            f.drops.clone(),
+        )
+    };
+    let a = run(text, &[]);
+    let b = run(text, &[]);
+    let c = run(text, &["run.seed=2"]);
+    assert_eq!(key(&a.flows), key(&b.flows));
+    assert_eq!(a.sim.counters.events, b.sim.counters.events);
+    assert_ne!(key(&a.flows), key(&c.flows));
+}
+
+#[test]
+fn switch_port_is_an_md1_queue_under_poisson_single_packet_flows() {
+    // 64 sources send 1000 B single-packet flows to host 0 as a Poisson process. The
+    // switch port toward host 0 is then an M/D/1 queue with service S = 1078 B at 10G:
+    // mean wait Wq = ρS / (2(1 − ρ)). Every flow's FCT is its ideal FCT plus its wait.
+    let dir = std::env::temp_dir().join(format!("spillway-md1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("one_packet.cdf"), "1000 1\n").unwrap();
+    let rho = 0.5;
+    let wire = 1000.0 + 40.0 + 38.0;
+    let load = rho * 1000.0 / (64.0 * wire);
+    let text = format!(
+        r#"
+[topology]
+kind = "star"
+hosts = 65
+link_rate = "10Gbps"
+[workload]
+kind = "poisson"
+cdf = "one_packet.cdf"
+load = {load}
+destinations = [0]
+sources = [{}]
+max_flows = 200000
+"#,
+        (1..65)
+            .map(|h| h.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let sc = Scenario::parse(&text, &[], Some(&dir)).unwrap();
+    let mut sim = Sim::new(&sc).unwrap();
+    sim.run_to_end();
+    let f = sim.take_flows();
+    let waits: Vec<f64> = f
+        .fct_ps
+        .iter()
+        .zip(&f.ideal_fct_ps)
+        .map(|(&a, &i)| (a - i) as f64)
+        .collect();
+    let mean_wait = waits.iter().sum::<f64>() / waits.len() as f64;
+    let s = serialization_ps(wire as u64, 10_000_000_000) as f64;
+    let md1 = rho * s / (2.0 * (1.0 - rho));
+    assert!(
+        (mean_wait / md1 - 1.0).abs() < 0.05,
+        "mean wait {mean_wait:.0} ps vs M/D/1 {md1:.0} ps"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn fat_tree_routes_use_every_core_between_pods() {
+    // A flow's path is fixed by ECMP; across many flows between two pods all (k/2)² cores carry traffic.
+    let text = r#"
+[topology]
+kind = "fat_tree"
+k = 4
+[workload]
+kind = "poisson"
+load = 0.3
+cdf = "aditya"
+sources = [0]
+destinations = [15]
+max_flows = 200
+"#;
+    let r = run(text, &[]);
+    let ports = r.sim.port_records();
+    // Cores are nodes 16 + 16 .. 16 + 16 + 4 (hosts, then 4 pods x 4 switches, then cores).
+    let used: std::collections::BTreeSet<u32> = (0..ports.node.len())
+        .filter(|&i| ports.node[i] >= 32 && ports.enqueued[i] > 0)
+        .map(|i| ports.node[i])
+        .collect();
+    assert_eq!(used.len(), 4, "cores used: {used:?}");
+    assert_eq!(r.sim.counters.flows_finished, 200);
+}
+
+#[test]
+fn queries_complete_and_report_their_flows() {
+    let text = r#"
+[topology]
+kind = "leaf_spine"
+racks = 2
+hosts_per_rack = 8
+spines = 2
+[workload]
+kind = "partition_aggregate"
+fanout = 4
+response_size = "20KB"
+load = 0.2
+queries = 300
+"#;
+    let r = run(text, &[]);
+    assert_eq!(r.queries.len(), 300);
+    assert_eq!(
+        r.flows.len(),
+        300 * 8,
+        "a request and a response per worker"
+    );
+    for q in &r.queries {
+        assert_eq!(q.size_bytes, 4 * 20 * 1024);
+        assert_eq!(q.flows, 4);
+        assert!(q.finish > q.start);
+    }
+    // A query cannot finish before its slowest response's ideal FCT plus its request's.
+    let min_qct = r.queries.iter().map(|q| q.finish - q.start).min().unwrap();
+    let min_resp_ideal = r
+        .flows
+        .ideal_fct_ps
+        .iter()
+        .zip(&r.flows.size_bytes)
+        .filter(|(_, &s)| s == 20 * 1024)
+        .map(|(&i, _)| i)
+        .min()
+        .unwrap();
+    assert!(min_qct > min_resp_ideal);
+}
+
+#[test]
+fn server_processing_delay_adds_to_every_packet() {
+    // One single-packet flow: the data packet and the ACK each wait t at the host.
+    let one = run(LONE_FLOW, &["workload.flows=[{src=0, dst=1, size=1000}]"]);
+    let slow = run(
+        LONE_FLOW,
+        &[
+            "workload.flows=[{src=0, dst=1, size=1000}]",
+            "host.proc_time=5us",
+        ],
+    );
+    assert_eq!(slow.flows.fct_ps[0] - one.flows.fct_ps[0], 5_000_000);
+}

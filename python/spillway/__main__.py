@@ -1,0 +1,5 @@
+import sys
+
+from spillway.cli import main
+
+sys.exit(main())

@@ -1,0 +1,46 @@
+"""`spillway bench`: the standard benchmarks, each in its own process so that its peak
+resident memory is its own."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+from spillway import _core
+
+
+def run_benchmarks(names: list[str] | None = None, progress: bool = True) -> list[dict[str, Any]]:
+    known = dict(_core.bench_names())
+    names = names or list(known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"spillway bench: unknown benchmark(s) {unknown}; known: {list(known)}")
+    results = []
+    for n in names:
+        if progress:
+            print(f"{n}: {known[n]} ...", file=sys.stderr, flush=True)
+        out = subprocess.run([sys.executable, "-m", "spillway.bench", n],
+                             check=True, capture_output=True, text=True).stdout
+        r = json.loads(out)
+        results.append(r)
+        if progress:
+            print(f"  {r['events']:,} events, {r['packet_hops']:,} packet-hops in "
+                  f"{r['wall_s']:.2f} s: {r['events_per_s'] / 1e6:.2f} M events/s, "
+                  f"{r['packet_hops_per_s'] / 1e6:.2f} M packet-hops/s, "
+                  f"peak RSS {r['peak_rss_mb']:.0f} MB", file=sys.stderr, flush=True)
+    return results
+
+
+def _worker(name: str) -> None:
+    import resource
+
+    r = dict(_core.bench(name))
+    # ru_maxrss is in KiB on Linux.
+    r["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(r))
+
+
+if __name__ == "__main__":
+    _worker(sys.argv[1])

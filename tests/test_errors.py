@@ -1,0 +1,82 @@
+"""Bad input: refused with the key and value named, exit 2 from the CLI, a typed
+exception from Python, never a panic."""
+
+import subprocess
+import sys
+
+import pytest
+import spillway
+from spillway import ScenarioError
+
+SPILLWAY = [sys.executable, "-m", "spillway"]
+
+CASES = [
+    # (scenario text, key named, fragment of the message)
+    ('[switch]\nbufer = "128KB"\n', "switch.bufer", "did you mean switch.buffer"),
+    ('[topology]\nlink_rate = "10GBs"\n', "topology.link_rate", "unknown rate unit"),
+    ('[topology]\nlink_delay = "-1us"\n', "topology.link_delay", "not a time"),
+    ('[topology]\nkind = "fat_tree"\nk = 5\n', "topology.k", "even"),
+    ('[topology]\nkind = "star"\nk = 4\n', "topology.k", "does not apply"),
+    ('[topology]\nkind = "torus"\n', "topology.kind", "must be one of"),
+    ('[workload]\nkind = "poisson"\nload = 1.5\n', "workload.load", "(0, 1]"),
+    ('[workload]\nreceiver = 99\n', "workload.receiver", "no such host"),
+    ('[switch]\nbuffer = "1KB"\n', "switch.buffer", "full-size packet"),
+    ('[transport]\nrto_min = "0ms"\n', "transport.rto_min", "positive"),
+    ('[nonsense]\nx = 1\n', "nonsense", "unknown section"),
+    ('[workload]\nkind = "trace"\n', "workload.flows", "at least one flow"),
+    ('[workload]\nkind = "trace"\nflows = [{src = 0, dst = 0, size = 10}]\n',
+     "workload.flows[0].dst", "two different hosts"),
+    ("this is not toml", "(file)", "not valid TOML"),
+]
+
+
+@pytest.mark.parametrize(("text", "key", "fragment"), CASES)
+def test_python_raises_typed_error(text, key, fragment):
+    with pytest.raises(ScenarioError) as e:
+        spillway.validate(text)
+    assert e.value.key == key
+    assert fragment in str(e.value)
+    assert isinstance(e.value, ValueError)
+
+
+@pytest.mark.parametrize(("text", "key", "fragment"), CASES[:6])
+def test_cli_exits_2_naming_the_key(tmp_path, text, key, fragment):
+    p = tmp_path / "bad.toml"
+    p.write_text(text)
+    for cmd in (["validate", str(p)], ["run", str(p), "--out", str(tmp_path / "o")]):
+        r = subprocess.run(SPILLWAY + cmd, capture_output=True, text=True)
+        assert r.returncode == 2, r
+        assert key in r.stderr and fragment in r.stderr
+        assert "panicked" not in r.stderr and "Traceback" not in r.stderr
+
+
+def test_bad_cdf_files_are_refused(tmp_path):
+    cases = {
+        "short.cdf": ("1 1 0\n10 1 0.5\n", "does not end at 1"),
+        "wobbly.cdf": ("1 1 0\n10 1 0.6\n5 1 0.7\n20 1 1\n", "not monotone"),
+        "words.cdf": ("small 1 0\n", "not a number"),
+    }
+    for name, (body, fragment) in cases.items():
+        (tmp_path / name).write_text(body)
+        scenario = tmp_path / f"{name}.toml"
+        scenario.write_text(f'[workload]\nkind = "poisson"\ncdf = "{name}"\n')
+        with pytest.raises(ScenarioError) as e:
+            spillway.validate(scenario)
+        assert e.value.key == "workload.cdf"
+        assert fragment in e.value.message
+
+
+def test_bad_override_is_refused():
+    with pytest.raises(ScenarioError) as e:
+        spillway.validate("", ["workload.sendrs=4"])
+    assert e.value.key == "workload.sendrs"
+    with pytest.raises(ScenarioError) as e:
+        spillway.validate("", ["workload.senders"])
+    assert e.value.key == "--set"
+
+
+def test_missing_file_is_a_clean_error(tmp_path):
+    r = subprocess.run(SPILLWAY + ["validate", str(tmp_path / "nope.toml")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "not found" in r.stderr

@@ -1,0 +1,25 @@
+"""`spillway bench` and the generated reference."""
+
+import json
+import subprocess
+import sys
+
+from spillway import _core
+
+SPILLWAY = [sys.executable, "-m", "spillway"]
+
+
+def test_bench_json_reports_rates():
+    r = subprocess.run(SPILLWAY + ["bench", "--json", "incast64"], capture_output=True,
+                       text=True, check=True)
+    rows = json.loads(r.stdout)
+    assert [x["name"] for x in rows] == ["incast64"]
+    row = rows[0]
+    for k in ("events_per_s", "packet_hops_per_s", "wall_s", "peak_rss_mb"):
+        assert row[k] > 0, k
+    # 64 senders x 64 KB x 100 rounds all arrive: at least one hop per full data packet.
+    assert row["packet_hops"] >= 100 * 64 * 45
+
+
+def test_reference_doc_is_generated_from_the_code(root):
+    assert (root / "docs/reference.md").read_text() == _core.reference()
