@@ -7,6 +7,7 @@
 //! - [`topology`], [`network`]: graphs, ports with priority queues, routes
 //! - [`transport`]: sans-IO TCP (NewReno + SACK) with a congestion-control hook
 //! - [`workload`]: flow generators (incast, Poisson, queries, traces) and CDFs
+//! - [`queue`]: the event queue (a calendar queue)
 //! - [`sim`]: the event loop that moves packets between them
 //! - [`metrics`]: ideal FCT and the records we emit
 //! - [`bench`]: the standard benchmark scenarios
@@ -14,6 +15,7 @@
 pub mod bench;
 pub mod metrics;
 pub mod network;
+pub mod queue;
 pub mod rng;
 pub mod scenario;
 pub mod sim;

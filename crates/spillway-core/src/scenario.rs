@@ -131,6 +131,10 @@ pub const KEYS: &[KeyDef] = &[
          `spray`: a random equal-cost next hop per packet."),
     key!("host.nic_buffer", Ty::Size, "", &[],
         "Host NIC egress buffer; unbounded when absent (the transport's window bounds it)."),
+    key!("host.nic_flow_limit", Ty::IntOrOff, "2", &[],
+        "Most data segments one flow may have waiting in its host's NIC queue (TCP Small Queues): the rest of \
+         the window waits in the socket until the NIC takes one, so flows from one host interleave and a long \
+         flow's window does not sit in the NIC ahead of everyone else. `off`: the whole window goes to the NIC."),
     key!("host.proc_parallel", Ty::Int, "16", &[],
         "Server processing model (FastLane §4.2.1): packets processed at once by a receiving host."),
     key!("host.proc_time", Ty::Time, "0us", &[],
@@ -269,6 +273,7 @@ pub struct SwitchSpec {
 #[derive(Debug, Clone)]
 pub struct HostSpec {
     pub nic_buffer: Option<u64>,
+    pub nic_flow_limit: Option<u64>,
     pub proc_parallel: u32,
     pub proc_time: Ps,
 }
@@ -399,6 +404,7 @@ impl Scenario {
         }
         let host = HostSpec {
             nic_buffer: r.opt_size("host.nic_buffer")?,
+            nic_flow_limit: r.opt_uint("host.nic_flow_limit", 1)?,
             proc_parallel: r.uint("host.proc_parallel", 1, 1 << 20)? as u32,
             proc_time: r.time("host.proc_time")?,
         };

@@ -1,12 +1,13 @@
 //! The simulator: one event loop moving packets between mechanisms.
 //!
-//! Events are ordered by (time, insertion sequence), so equal-time events run in the
-//! order they were scheduled and every run of a scenario is identical. Mechanisms
+//! Events are ordered by (time, insertion order) (see [`EventQueue`]), so equal-time
+//! events run in the order they were scheduled and every run of a scenario is identical. Mechanisms
 //! (transport, queues, workload) never touch the queue or the clock: the loop calls them
 //! with the time and acts on what they return.
 
 use crate::metrics::{ideal_fct, wire_bytes, FlowRecords};
 use crate::network::{Arena, Network, Packet, PktKind, MAX_SACK};
+use crate::queue::EventQueue;
 use crate::rng::{component, mix64, Rng};
 use crate::scenario::{Forwarding, Scenario, ScenarioError};
 use crate::topology::Topology;
@@ -14,8 +15,7 @@ use crate::transport::cc::NewReno;
 use crate::transport::tcp::{AckInfo, SegOut, TcpConfig, TcpReceiver, TcpSender};
 use crate::units::{serialization_ps, Ps};
 use crate::workload::{NewFlow, QueryRecord, Workload};
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy)]
 enum Ev {
@@ -29,30 +29,6 @@ enum Ev {
     HostDone { host: u32, pkt: u32 },
     /// The workload has arrivals due.
     Workload,
-}
-
-struct Entry {
-    time: Ps,
-    seq: u64,
-    ev: Ev,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq).
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
-    }
 }
 
 struct Flow {
@@ -70,6 +46,8 @@ struct Flow {
     finish: Option<Ps>,
     /// Time of this flow's pending timer event, if one is queued.
     timer_ev: Option<Ps>,
+    /// Data segments waiting in the source host's NIC queue.
+    in_nic: u32,
     sender: TcpSender<NewReno>,
     receiver: TcpReceiver,
 }
@@ -134,8 +112,7 @@ impl StopReason {
 
 pub struct Sim {
     now: Ps,
-    seq: u64,
-    heap: BinaryHeap<Entry>,
+    heap: EventQueue<Ev>,
     net: Network,
     pkts: Arena,
     flows: Vec<Option<Flow>>,
@@ -152,6 +129,9 @@ pub struct Sim {
     switch_rng: Vec<Rng>,
     proc_time: Ps,
     proc_parallel: u32,
+    nic_limit: u32,
+    /// Flows whose segment just left their NIC: offered another slot after this event.
+    nic_wake: Vec<u32>,
     procs: Vec<HostProc>,
     duration: Option<Ps>,
     max_events: Option<u64>,
@@ -201,8 +181,7 @@ impl Sim {
             .collect();
         let mut sim = Sim {
             now: 0,
-            seq: 0,
-            heap: BinaryHeap::new(),
+            heap: EventQueue::new(),
             net,
             pkts: Arena::default(),
             flows: Vec::new(),
@@ -219,6 +198,11 @@ impl Sim {
             switch_rng,
             proc_time: sc.host.proc_time,
             proc_parallel: sc.host.proc_parallel,
+            nic_limit: sc
+                .host
+                .nic_flow_limit
+                .map_or(u32::MAX, |v| v.min(u32::MAX as u64) as u32),
+            nic_wake: Vec::new(),
             procs: (0..hosts).map(|_| HostProc::default()).collect(),
             duration: sc.run.duration,
             max_events: sc.run.max_events,
@@ -257,12 +241,7 @@ impl Sim {
 
     #[inline]
     fn push(&mut self, time: Ps, ev: Ev) {
-        self.seq += 1;
-        self.heap.push(Entry {
-            time,
-            seq: self.seq,
-            ev,
-        });
+        self.heap.push(time, ev);
     }
 
     /// Runs up to `budget` events; returns true once the run has ended.
@@ -271,29 +250,29 @@ impl Sim {
             if self.finished() {
                 break;
             }
-            let Some(e) = self.heap.pop() else {
+            let Some((time, ev)) = self.heap.pop() else {
                 self.end(StopReason::AllFlowsDone);
                 break;
             };
             if let Some(d) = self.duration {
-                if e.time > d {
+                if time > d {
                     self.now = d;
                     self.end(StopReason::Duration);
                     break;
                 }
             }
-            self.now = e.time;
+            self.now = time;
             self.counters.events += 1;
-            match e.ev {
+            match ev {
                 Ev::Arrive { node, pkt } => self.on_arrive(node, pkt),
                 Ev::PortFree { node, port } => {
                     self.net.nodes[node as usize].ports[port as usize].wake_pending = false;
                     self.transmit_next(node, port);
                 }
-                Ev::Timer { slot } => self.on_timer(slot, e.time),
+                Ev::Timer { slot } => self.on_timer(slot, time),
                 Ev::HostDone { host, pkt } => self.on_host_done(host, pkt),
                 Ev::Workload => {
-                    if self.wl_pending == Some(e.time) {
+                    if self.wl_pending == Some(time) {
                         self.wl_pending = None;
                         let mut nf = std::mem::take(&mut self.newflows);
                         self.workload.generate(self.now, &mut nf);
@@ -305,6 +284,9 @@ impl Sim {
                         self.check_done();
                     }
                 }
+            }
+            while let Some(slot) = self.nic_wake.pop() {
+                self.poll_flow(slot);
             }
             if let Some(m) = self.max_events {
                 if self.counters.events >= m && !self.finished() {
@@ -383,6 +365,7 @@ impl Sim {
             drops: 0,
             finish: None,
             timer_ev: None,
+            in_nic: 0,
             sender: TcpSender::new(&self.tcp, f.size, NewReno::default()),
             receiver: TcpReceiver::new(&self.tcp, f.size),
         });
@@ -391,11 +374,27 @@ impl Sim {
         self.counters.bytes_offered += f.size;
         self.counters.peak_active_flows = self.counters.peak_active_flows.max(self.active);
         let mut segs = std::mem::take(&mut self.segs);
-        self.flows[slot as usize]
-            .as_mut()
-            .unwrap()
-            .sender
-            .start(self.now, &mut segs);
+        let f = self.flows[slot as usize].as_mut().unwrap();
+        let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
+        f.sender.start(self.now, budget, &mut segs);
+        self.send_segments(slot, &mut segs);
+        self.segs = segs;
+        self.arm_timer(slot);
+    }
+
+    /// A segment of this flow left its NIC: let the window send into the freed slot.
+    fn poll_flow(&mut self, slot: u32) {
+        let now = self.now;
+        let Some(f) = self.flows[slot as usize].as_mut() else {
+            return;
+        };
+        let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
+        if budget == 0 {
+            return;
+        }
+        let mut segs = std::mem::take(&mut self.segs);
+        f.sender.poll(now, budget, &mut segs);
+        self.counters.retransmits += segs.iter().filter(|s| s.retx).count() as u64;
         self.send_segments(slot, &mut segs);
         self.segs = segs;
         self.arm_timer(slot);
@@ -405,7 +404,8 @@ impl Sim {
         if segs.is_empty() {
             return;
         }
-        let f = self.flows[slot as usize].as_ref().unwrap();
+        let f = self.flows[slot as usize].as_mut().unwrap();
+        f.in_nic += segs.len() as u32;
         let (src, dst, id, hash) = (f.src, f.dst, f.id, f.hash);
         for s in segs.drain(..) {
             let pkt = self.pkts.alloc(Packet {
@@ -484,7 +484,8 @@ impl Sim {
         let now = self.now;
         let mut segs = std::mem::take(&mut self.segs);
         let before = f.sender.timeouts;
-        f.sender.on_timer(now, &mut segs);
+        let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
+        f.sender.on_timer(now, budget, &mut segs);
         self.counters.timeouts += (f.sender.timeouts - before) as u64;
         self.counters.retransmits += segs.iter().filter(|s| s.retx).count() as u64;
         let ack_due = f.receiver.on_timer(now);
@@ -593,6 +594,10 @@ impl Sim {
             if let Some(f) = self.flows[p.flow_slot as usize].as_mut() {
                 if f.id == p.flow_id {
                     f.drops += 1;
+                    if node < self.net.hosts && p.kind == PktKind::Data {
+                        f.in_nic -= 1;
+                        self.nic_wake.push(p.flow_slot);
+                    }
                 }
             }
             self.pkts.free(pkt);
@@ -617,7 +622,17 @@ impl Sim {
         let Some(pkt) = p.dequeue(now, |i| pkts.get(i).wire) else {
             return;
         };
-        let wire = pkts.get(pkt).wire;
+        let pk = pkts.get(pkt);
+        let wire = pk.wire;
+        if node < self.net.hosts && pk.kind == PktKind::Data {
+            // The segment leaves the NIC queue: its flow may queue another.
+            if let Some(f) = self.flows[pk.flow_slot as usize].as_mut() {
+                if f.id == pk.flow_id {
+                    f.in_nic -= 1;
+                    self.nic_wake.push(pk.flow_slot);
+                }
+            }
+        }
         let done = now + serialization_ps(wire as u64, p.rate);
         p.busy_until = done;
         let (peer, delay) = (p.peer, p.delay);
@@ -675,7 +690,8 @@ impl Sim {
                 };
                 let mut segs = std::mem::take(&mut self.segs);
                 let f = self.flows[slot as usize].as_mut().unwrap();
-                f.sender.on_ack(now, &ack, &mut segs);
+                let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
+                f.sender.on_ack(now, &ack, budget, &mut segs);
                 self.counters.retransmits += segs.iter().filter(|s| s.retx).count() as u64;
                 let done = f.sender.done() && f.receiver.complete();
                 self.send_segments(slot, &mut segs);

@@ -175,11 +175,20 @@ impl<C: CongestionControl> TcpSender<C> {
     }
 
     /// Starts the flow: sends what the initial window allows.
-    pub fn start(&mut self, now: Ps, out: &mut Vec<SegOut>) {
-        self.send_available(now, out);
+    ///
+    /// Every call that may send takes `limit`: the most segments `out` may hold on
+    /// return (the host's backpressure, TCP Small Queues style). Whatever the window
+    /// allows beyond it waits for [`TcpSender::poll`].
+    pub fn start(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>) {
+        self.send_available(now, limit, out);
     }
 
-    pub fn on_ack(&mut self, now: Ps, ack: &AckInfo, out: &mut Vec<SegOut>) {
+    /// Sends what the window allows, up to `limit` segments in `out`.
+    pub fn poll(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>) {
+        self.send_available(now, limit, out);
+    }
+
+    pub fn on_ack(&mut self, now: Ps, ack: &AckInfo, limit: usize, out: &mut Vec<SegOut>) {
         if ack.cum > self.nxt {
             return; // acknowledges data never sent: ignore
         }
@@ -246,11 +255,11 @@ impl<C: CongestionControl> TcpSender<C> {
             // RFC 6298 §5.3: restart the timer on new data acknowledged.
             self.deadline = (self.una < self.nxt).then(|| now + self.rto());
         }
-        self.send_available(now, out);
+        self.send_available(now, limit, out);
     }
 
     /// Called when the timer may have expired; does nothing if it has not.
-    pub fn on_timer(&mut self, now: Ps, out: &mut Vec<SegOut>) {
+    pub fn on_timer(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>) {
         match self.deadline {
             Some(d) if d <= now => {}
             _ => return,
@@ -275,7 +284,7 @@ impl<C: CongestionControl> TcpSender<C> {
         self.recover = self.nxt;
         self.dupacks = 0;
         self.deadline = Some(now + self.rto());
-        self.send_available(now, out);
+        self.send_available(now, limit, out);
     }
 
     fn sample_rtt(&mut self, r: Ps) {
@@ -341,9 +350,9 @@ impl<C: CongestionControl> TcpSender<C> {
         None
     }
 
-    fn send_available(&mut self, now: Ps, out: &mut Vec<SegOut>) {
+    fn send_available(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>) {
         loop {
-            if self.pipe + self.mss > self.w.cwnd.max(self.mss) {
+            if out.len() >= limit || self.pipe + self.mss > self.w.cwnd.max(self.mss) {
                 break;
             }
             if let Some(k) = self.next_lost() {
@@ -588,7 +597,7 @@ mod tests {
         let mut s = TcpSender::new(&c, 10_000, NewReno::default());
         let mut r = TcpReceiver::new(&c, 10_000);
         let mut out = Vec::new();
-        s.start(0, &mut out);
+        s.start(0, usize::MAX, &mut out);
         let mut t = 0;
         let mut dropped = false;
         while !s.done() {
@@ -602,7 +611,7 @@ mod tests {
                 }
                 r.on_data(t, seg.seq, seg.len, t, seg.retx);
                 let ack = r.make_ack();
-                s.on_ack(t + 5, &ack, &mut out);
+                s.on_ack(t + 5, &ack, usize::MAX, &mut out);
             }
         }
         assert_eq!(r.delivered(), 10_000);
@@ -620,17 +629,17 @@ mod tests {
         let mut s = TcpSender::new(&c, 4_000, NewReno::default());
         let mut r = TcpReceiver::new(&c, 4_000);
         let mut out = Vec::new();
-        s.start(0, &mut out);
+        s.start(0, usize::MAX, &mut out);
         assert_eq!(out.len(), 4);
         // Segment 0 is lost; 1..3 arrive and are SACKed.
         for seg in out.drain(..).skip(1).collect::<Vec<_>>() {
             r.on_data(10, seg.seq, seg.len, 0, false);
             let ack = r.make_ack();
             assert_eq!(ack.cum, 0);
-            s.on_ack(20, &ack, &mut out);
+            s.on_ack(20, &ack, usize::MAX, &mut out);
         }
         assert!(out.is_empty(), "no fast retransmit with the threshold off");
-        s.on_timer(s.timer().unwrap(), &mut out);
+        s.on_timer(s.timer().unwrap(), usize::MAX, &mut out);
         assert_eq!(
             out,
             vec![SegOut {
