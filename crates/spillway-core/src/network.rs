@@ -12,6 +12,7 @@ pub const CLASSES: usize = 8;
 pub const MAX_SACK: usize = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum PktKind {
     Data,
     Ack,
@@ -41,22 +42,52 @@ pub struct Packet {
     pub hash: u64,
 }
 
+/// What forwarding and queueing read at every hop, kept apart from the rest of the
+/// packet so that the hot path touches 20 bytes per packet, not a whole packet.
+#[derive(Debug, Clone, Copy)]
+pub struct Hot {
+    pub dst: u32,
+    pub flow_slot: u32,
+    /// ECMP hash of the flow's 5-tuple.
+    pub hash: u32,
+    /// Next packet in the same port queue (intrusive list), or NIL.
+    next: u32,
+    pub wire: u16,
+    pub class: u8,
+    pub kind: PktKind,
+}
+
+const NIL: u32 = u32::MAX;
+
 /// Packet arena with a free list: no per-packet heap allocation in steady state.
+/// `hot[i]` holds the per-hop fields of packet i, `cold[i]` the whole packet.
 #[derive(Default)]
 pub struct Arena {
-    slots: Vec<Packet>,
+    pub hot: Vec<Hot>,
+    cold: Vec<Packet>,
     free: Vec<u32>,
 }
 
 impl Arena {
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> u32 {
+        let h = Hot {
+            dst: p.dst,
+            flow_slot: p.flow_slot,
+            hash: p.hash as u32,
+            next: NIL,
+            wire: p.wire as u16,
+            class: p.class,
+            kind: p.kind,
+        };
         if let Some(i) = self.free.pop() {
-            self.slots[i as usize] = p;
+            self.hot[i as usize] = h;
+            self.cold[i as usize] = p;
             i
         } else {
-            self.slots.push(p);
-            (self.slots.len() - 1) as u32
+            self.hot.push(h);
+            self.cold.push(p);
+            (self.cold.len() - 1) as u32
         }
     }
     #[inline]
@@ -64,18 +95,18 @@ impl Arena {
         self.free.push(i);
     }
     #[inline]
-    pub fn get(&self, i: u32) -> &Packet {
-        &self.slots[i as usize]
+    pub fn hot(&self, i: u32) -> &Hot {
+        &self.hot[i as usize]
     }
     #[inline]
-    pub fn get_mut(&mut self, i: u32) -> &mut Packet {
-        &mut self.slots[i as usize]
+    pub fn get(&self, i: u32) -> &Packet {
+        &self.cold[i as usize]
     }
     pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
+        self.cold.len() - self.free.len()
     }
     pub fn capacity(&self) -> usize {
-        self.slots.len()
+        self.cold.len()
     }
 }
 
@@ -91,13 +122,17 @@ pub struct PortStats {
 }
 
 /// An egress port: 8 strict-priority FIFOs sharing `capacity` bytes, tail drop.
+/// The FIFOs are intrusive lists through the packets' hot headers.
 pub struct Port {
     pub peer: u32,
     pub rate: u64,
+    /// Exact picoseconds per byte at this rate, or 0 when not a whole number.
+    ps_per_byte: u64,
     pub delay: Ps,
     pub capacity: u64,
     pub bytes: u64,
-    queues: [VecDeque<u32>; CLASSES],
+    head: [u32; CLASSES],
+    tail: [u32; CLASSES],
     nonempty: u8,
     pub busy_until: Ps,
     pub wake_pending: bool,
@@ -106,13 +141,20 @@ pub struct Port {
 
 impl Port {
     fn new(peer: u32, rate: u64, delay: Ps, capacity: u64) -> Port {
+        let ps_per_byte = if (8 * crate::units::PS_PER_S) % rate == 0 {
+            8 * crate::units::PS_PER_S / rate
+        } else {
+            0
+        };
         Port {
             peer,
             rate,
+            ps_per_byte,
             delay,
             capacity,
             bytes: 0,
-            queues: Default::default(),
+            head: [NIL; CLASSES],
+            tail: [NIL; CLASSES],
             nonempty: 0,
             busy_until: 0,
             wake_pending: false,
@@ -127,36 +169,57 @@ impl Port {
         self.stats.last_change = now;
     }
 
+    /// Time to serialize `bytes` on this port's link.
+    #[inline]
+    pub fn serialization(&self, bytes: u64) -> Ps {
+        if self.ps_per_byte != 0 {
+            bytes * self.ps_per_byte
+        } else {
+            crate::units::serialization_ps(bytes, self.rate)
+        }
+    }
+
     /// Tail-drop admission; returns false (and counts a drop) when the packet does not fit.
     #[inline]
-    pub fn enqueue(&mut self, now: Ps, pkt: u32, wire: u32, class: u8) -> bool {
-        if self.bytes + wire as u64 > self.capacity {
+    pub fn enqueue(&mut self, now: Ps, pkt: u32, hot: &mut [Hot]) -> bool {
+        let (wire, class) = {
+            let h = &hot[pkt as usize];
+            (h.wire as u64, h.class as usize)
+        };
+        if self.bytes + wire > self.capacity {
             self.stats.dropped += 1;
             return false;
         }
         self.account(now);
-        self.bytes += wire as u64;
+        self.bytes += wire;
         self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
         self.stats.enqueued += 1;
-        self.queues[class as usize].push_back(pkt);
+        hot[pkt as usize].next = NIL;
+        if self.head[class] == NIL {
+            self.head[class] = pkt;
+        } else {
+            hot[self.tail[class] as usize].next = pkt;
+        }
+        self.tail[class] = pkt;
         self.nonempty |= 1 << class;
         true
     }
 
     /// The head of the highest-priority non-empty class.
     #[inline]
-    pub fn dequeue(&mut self, now: Ps, wire_of: impl Fn(u32) -> u32) -> Option<u32> {
+    pub fn dequeue(&mut self, now: Ps, hot: &[Hot]) -> Option<u32> {
         if self.nonempty == 0 {
             return None;
         }
         let c = self.nonempty.trailing_zeros() as usize;
-        let q = &mut self.queues[c];
-        let pkt = q.pop_front().expect("nonempty bit set");
-        if q.is_empty() {
+        let pkt = self.head[c];
+        let h = &hot[pkt as usize];
+        self.head[c] = h.next;
+        if h.next == NIL {
             self.nonempty &= !(1 << c);
         }
         self.account(now);
-        self.bytes -= wire_of(pkt) as u64;
+        self.bytes -= h.wire as u64;
         Some(pkt)
     }
 
@@ -182,8 +245,12 @@ pub struct Node {
 pub struct Network {
     pub hosts: u32,
     pub nodes: Vec<Node>,
-    /// route_set[(switch - hosts) * hosts + dst] indexes `sets` for that switch.
-    route_set: Vec<u32>,
+    /// Per switch, its routes as runs of consecutive destinations sharing a port set:
+    /// `runs[run_index[s]..run_index[s + 1]]` holds (first destination, set), ascending.
+    /// Trees number hosts rack by rack, so a switch has a handful of runs, not one entry
+    /// per host: the table stays in cache as the network grows.
+    run_index: Vec<u32>,
+    runs: Vec<(u32, u32)>,
     /// Flattened equal-cost port sets: (offset, len) into `set_ports`.
     sets: Vec<(u32, u32)>,
     set_ports: Vec<u16>,
@@ -272,10 +339,23 @@ impl Network {
                 route_set[(s - hosts) * hosts + d] = idx;
             }
         }
+        let mut run_index = Vec::with_capacity(switches + 1);
+        let mut runs = Vec::new();
+        for s in 0..switches {
+            run_index.push(runs.len() as u32);
+            let row = &route_set[s * hosts..(s + 1) * hosts];
+            for (d, &set) in row.iter().enumerate() {
+                if d == 0 || row[d - 1] != set {
+                    runs.push((d as u32, set));
+                }
+            }
+        }
+        run_index.push(runs.len() as u32);
         Ok(Network {
             hosts: topo.hosts,
             nodes,
-            route_set,
+            run_index,
+            runs,
             sets,
             set_ports,
         })
@@ -284,9 +364,10 @@ impl Network {
     /// Equal-cost egress ports at `switch` toward host `dst`.
     #[inline]
     pub fn next_hops(&self, switch: u32, dst: u32) -> &[u16] {
-        let idx =
-            self.route_set[(switch - self.hosts) as usize * self.hosts as usize + dst as usize];
-        let (off, len) = self.sets[idx as usize];
+        let s = (switch - self.hosts) as usize;
+        let runs = &self.runs[self.run_index[s] as usize..self.run_index[s + 1] as usize];
+        let i = runs.partition_point(|&(first, _)| first <= dst) - 1;
+        let (off, len) = self.sets[runs[i].1 as usize];
         &self.set_ports[off as usize..(off + len) as usize]
     }
 

@@ -140,7 +140,7 @@ pub const KEYS: &[KeyDef] = &[
     key!("host.proc_time", Ty::Time, "0us", &[],
         "Processing time per received packet; `0us` turns the server model off. FastLane uses 5us with 16 in parallel."),
     key!("transport.kind", Ty::Choice(&["tcp"]), "tcp", &[], "Transport: `tcp` = NewReno with SACK (RFC 6582, 2018, 6675)."),
-    key!("transport.mss", Ty::Int, "1460", &[], "Payload bytes per full segment."),
+    key!("transport.mss", Ty::Int, "1460", &[], "Payload bytes per full segment (at most 9000: jumbo frames)."),
     key!("transport.header_bytes", Ty::Int, "40", &[], "TCP/IP header bytes per packet (20 IP + 20 TCP)."),
     key!("transport.init_cwnd", Ty::Int, "10", &[], "Initial congestion window, in segments."),
     key!("transport.rwnd", Ty::Size, "1MB", &[], "Receive window: the most unacknowledged bytes a sender may have out."),
@@ -508,7 +508,7 @@ fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioError> {
 
 fn read_transport(r: &mut Reader) -> Result<TransportSpec, ScenarioError> {
     r.choice("transport.kind")?;
-    let mss = r.uint("transport.mss", 64, 65_000)? as u32;
+    let mss = r.uint("transport.mss", 64, 9_000)? as u32;
     let rto_min = r.time("transport.rto_min")?;
     if rto_min == 0 {
         return Err(r.err("transport.rto_min", "must be positive"));
