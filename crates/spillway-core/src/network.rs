@@ -141,7 +141,7 @@ pub struct Port {
 
 impl Port {
     fn new(peer: u32, rate: u64, delay: Ps, capacity: u64) -> Port {
-        let ps_per_byte = if (8 * crate::units::PS_PER_S) % rate == 0 {
+        let ps_per_byte = if (8 * crate::units::PS_PER_S).is_multiple_of(rate) {
             8 * crate::units::PS_PER_S / rate
         } else {
             0
