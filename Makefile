@@ -15,31 +15,32 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q "maturin>=1.5,<2" "numpy>=1.24" "pyarrow>=14" "pytest>=7" "ruff>=0.5"
+	$(PY) -m pip install -q "maturin>=1.5,<2"
 	touch $(STAMP)
 
-# Release build of the extension, installed into .venv (editable: python/ is used in place).
+# Release build of the extension, installed into .venv with its dependencies from
+# pyproject.toml (editable: python/ is used in place).
 $(EXT): $(STAMP) $(RUST_SRC)
-	$(VENV)/bin/maturin develop --release -q
+	$(VENV)/bin/maturin develop --release -q --extras dev,dask
 	touch $(EXT)
 
 build: $(EXT)
 
 demo: $(EXT)
-	$(VENV)/bin/spillway run examples/incast.toml --out out/demo
+	$(VENV)/bin/spillway reproduce incast --quick --out out/demo
 	@echo
-	@echo "Results are in out/demo/ (flows.parquet, queries.parquet, summary.json, scenario.toml)."
+	@echo "Report: out/demo/report.md (figures and data beside it)."
 
 test: $(EXT)
 	cargo test --workspace --exclude spillway-py
 	$(PY) -m pytest -q
 
-lint: $(STAMP)
+lint: $(EXT)
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests
 
-fmt:
+fmt: $(EXT)
 	cargo fmt --all
 	$(VENV)/bin/ruff check --fix python tests
 

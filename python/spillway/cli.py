@@ -2,6 +2,9 @@
 
     spillway run SCENARIO.toml --out DIR [--set key.path=value ...]
     spillway validate SCENARIO.toml [--set ...]
+    spillway sweep SWEEP.toml --out DIR [--workers N] [--backend local|dask] [--scheduler ADDR]
+    spillway query DIR "SQL"
+    spillway reproduce NAME [--quick] --out DIR
     spillway bench [--json] [NAME ...]
     spillway reference [--out FILE]
 
@@ -58,6 +61,43 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from spillway.store import Results
+    from spillway.sweep import load_sweep, run_sweep
+
+    res = run_sweep(load_sweep(args.sweep), args.out, workers=args.workers,
+                    backend=args.backend, scheduler=args.scheduler)
+    with Results(res.out) as r:
+        pts = r.points()
+    cols = [c for c in pts.columns if c not in ("hash", "error", "wall_s")]
+    show = ["hash"] + [c for c in cols if c in json.loads(
+        (res.out / "sweep.json").read_text())["axes"]] + [
+        c for c in ("status", "flows_finished", "drops", "timeouts", "fct_p99_ps", "qct_p99_ps")
+        if c in pts.columns]
+    print(pts[show].to_string(index=False))
+    failed = pts[pts.status == "failed"]
+    for _, row in failed.iterrows():
+        print(f"failed {row.hash}: {row.error}", file=sys.stderr)
+    return 0
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from spillway.store import Results
+
+    with Results(args.dir) as r:
+        df = r.sql(args.sql)
+    print(df.to_string(index=False) if len(df) else "(no rows)")
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from spillway.reproduce import reproduce
+
+    report = reproduce(args.name, args.out, quick=args.quick, workers=args.workers)
+    print(f"report: {report}")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from spillway.bench import run_benchmarks
 
@@ -96,6 +136,26 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     v.add_argument("--print", action="store_true", help="print the resolved scenario")
     v.set_defaults(func=cmd_validate)
+
+    s = sub.add_parser("sweep", help="run a grid of scenarios, cached and resumable")
+    s.add_argument("sweep")
+    s.add_argument("--out", required=True)
+    s.add_argument("--workers", type=int, default=None, help="parallel points (default: cores)")
+    s.add_argument("--backend", choices=["local", "dask"], default="local")
+    s.add_argument("--scheduler", default=None, help="dask scheduler address (default: local)")
+    s.set_defaults(func=cmd_sweep)
+
+    q = sub.add_parser("query", help="SQL over a sweep's catalog (points, flows, queries, ports)")
+    q.add_argument("dir")
+    q.add_argument("sql")
+    q.set_defaults(func=cmd_query)
+
+    rp = sub.add_parser("reproduce", help="reproduce a paper's evaluation with a report")
+    rp.add_argument("name")
+    rp.add_argument("--out", required=True)
+    rp.add_argument("--quick", action="store_true", help="fewer points, shorter runs")
+    rp.add_argument("--workers", type=int, default=None)
+    rp.set_defaults(func=cmd_reproduce)
 
     b = sub.add_parser("bench", help="standard speed benchmarks")
     b.add_argument("names", nargs="*", help="benchmarks to run (default: all)")

@@ -107,9 +107,13 @@ def run(
     out: str | os.PathLike[str],
     overrides: list[str] | None = None,
     progress: bool | None = None,
+    base_dir: str | None = None,
 ) -> RunResult:
-    """Runs a scenario (file path or TOML text) and writes its results into ``out``."""
+    """Runs a scenario (file path or TOML text) and writes its results into ``out``.
+
+    ``base_dir`` resolves relative paths in scenario text (defaults: the file's folder)."""
     text, base = _read_scenario(scenario)
+    base = base or base_dir
     sim = _core.Simulation(text, list(overrides or []), base)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

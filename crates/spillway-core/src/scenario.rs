@@ -155,6 +155,9 @@ pub const KEYS: &[KeyDef] = &[
     key!("transport.ack_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of ACKs."),
     key!("workload.kind", Ty::Choice(&["incast", "poisson", "request_response", "partition_aggregate", "trace"]), "incast", &[],
         "Traffic pattern; see the per-kind keys below."),
+    key!("workload.pattern", Ty::Choice(&["many_to_one", "all_to_all"]), "many_to_one", &["incast"],
+        "`many_to_one`: `senders` flows of `size` to `receiver`. `all_to_all` (DeTail §6.3): in every round each \
+         host receives `size` in total, split evenly over all other hosts, at the same time; one query row per receiver."),
     key!("workload.receiver", Ty::Int, "0", &["incast"], "The host every incast sender sends to."),
     key!("workload.senders", Ty::Int, "8", &["incast"],
         "Incast senders. They are spread round-robin over the hosts other than the receiver, \
@@ -304,6 +307,7 @@ pub struct FlowSpec {
 #[derive(Debug, Clone)]
 pub enum WorkloadSpec {
     Incast {
+        all_to_all: bool,
         receiver: u32,
         senders: u32,
         size: u64,
@@ -563,7 +567,16 @@ fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, ScenarioErr
         "incast" => {
             let receiver = r.uint("workload.receiver", 0, u32::MAX as u64)?;
             let receiver = host_in_range(r, "workload.receiver", receiver)?;
+            let all_to_all = r.choice("workload.pattern")? == "all_to_all";
+            if all_to_all {
+                for k in ["workload.receiver", "workload.senders"] {
+                    if r.raw(k).is_some() {
+                        return Err(r.err(k, "does not apply to workload.pattern = \"all_to_all\" (every host receives from all others)"));
+                    }
+                }
+            }
             WorkloadSpec::Incast {
+                all_to_all,
                 receiver,
                 senders: r.uint("workload.senders", 1, 1 << 20)? as u32,
                 size: r.positive_size("workload.size")?,

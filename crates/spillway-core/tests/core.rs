@@ -387,3 +387,57 @@ fn server_processing_delay_adds_to_every_packet() {
     );
     assert_eq!(slow.flows.fct_ps[0] - one.flows.fct_ps[0], 5_000_000);
 }
+
+#[test]
+fn all_to_all_incast_has_every_host_receive_from_all_others() {
+    let text = r#"
+[topology]
+kind = "star"
+hosts = 4
+[workload]
+kind = "incast"
+pattern = "all_to_all"
+size = "300KB"
+rounds = 2
+"#;
+    let r = run(text, &[]);
+    // One query per receiver per round; each receives 300 KB as 3 flows of 100 KB.
+    assert_eq!(r.queries.len(), 8);
+    for q in &r.queries {
+        assert_eq!((q.flows, q.size_bytes), (3, 300 * 1024));
+    }
+    assert_eq!(r.flows.len(), 24);
+    let mut pairs: Vec<(u32, u32)> = r
+        .flows
+        .src
+        .iter()
+        .zip(&r.flows.dst)
+        .map(|(&s, &d)| (s, d))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    assert_eq!(pairs.len(), 12, "every ordered pair once per round");
+    // Closed loop: round 2 starts after round 1's last query finished.
+    let end1 = r
+        .queries
+        .iter()
+        .filter(|q| q.query_id < 4)
+        .map(|q| q.finish)
+        .max()
+        .unwrap();
+    let start2 = r
+        .queries
+        .iter()
+        .filter(|q| q.query_id >= 4)
+        .map(|q| q.start)
+        .min()
+        .unwrap();
+    assert_eq!(start2, end1);
+    let e = Scenario::parse(
+        "[workload]\nkind = \"incast\"\npattern = \"all_to_all\"\nsenders = 4\n",
+        &[],
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "workload.senders");
+}

@@ -53,6 +53,7 @@ impl Workload {
     pub fn new(spec: &WorkloadSpec, hosts: u32, link_rate: u64, rng: Rng) -> Workload {
         match spec {
             WorkloadSpec::Incast {
+                all_to_all,
                 receiver,
                 senders,
                 size,
@@ -60,14 +61,28 @@ impl Workload {
                 period,
                 jitter,
             } => {
-                let others: Vec<u32> = (0..hosts).filter(|h| h != receiver).collect();
-                let sender_hosts = (0..*senders)
-                    .map(|i| others[i as usize % others.len()])
-                    .collect();
+                let groups = if *all_to_all {
+                    // Each host receives `size` in total, evenly from every other host.
+                    let per = (size / (hosts as u64 - 1)).max(1);
+                    (0..hosts)
+                        .map(|r| IncastGroup {
+                            receiver: r,
+                            senders: (0..hosts).filter(|&h| h != r).collect(),
+                            size: per,
+                        })
+                        .collect()
+                } else {
+                    let others: Vec<u32> = (0..hosts).filter(|h| h != receiver).collect();
+                    vec![IncastGroup {
+                        receiver: *receiver,
+                        senders: (0..*senders)
+                            .map(|i| others[i as usize % others.len()])
+                            .collect(),
+                        size: *size,
+                    }]
+                };
                 Workload::Incast(Incast {
-                    receiver: *receiver,
-                    senders: sender_hosts,
-                    size: *size,
+                    groups,
                     rounds: *rounds,
                     period: *period,
                     jitter: *jitter,
@@ -75,6 +90,7 @@ impl Workload {
                     next_round_time: Some(0),
                     starts: VecDeque::new(),
                     open: Vec::new(),
+                    open_rounds: Vec::new(),
                     rng,
                 })
             }
@@ -192,86 +208,115 @@ impl Workload {
     }
 }
 
-/// N senders each send S bytes to one receiver, round after round. Each sender starts
-/// at the round's start plus a uniform jitter in [0, jitter), so that senders are not
-/// synchronized to the picosecond (as no two real servers are).
-pub struct Incast {
+/// One receiver and its senders within an incast round.
+struct IncastGroup {
     receiver: u32,
     senders: Vec<u32>,
     size: u64,
+}
+
+/// Incast rounds. Each round every group's senders send `size` bytes to the group's
+/// receiver (one group for many-to-one, one per host for all-to-all); each group is one
+/// query. Each sender starts at the round's start plus a uniform jitter in [0, jitter),
+/// so that senders are not synchronized to the picosecond (as no two servers are).
+pub struct Incast {
+    groups: Vec<IncastGroup>,
     rounds: u32,
     period: Option<Ps>,
     jitter: Ps,
     next_round: u32,
     next_round_time: Option<Ps>,
-    /// Sender starts of open rounds not yet due: (time, sender index, round), time-ordered.
-    starts: VecDeque<(Ps, u32, u32)>,
-    /// Open rounds: (round, start, flows still arriving).
-    open: Vec<(u32, Ps, u32)>,
+    /// Sender starts not yet due: (time, group, sender index, round), time-ordered.
+    starts: VecDeque<(Ps, u32, u32, u32)>,
+    /// Open queries: (query id, start, flows still arriving).
+    open: Vec<(u64, Ps, u32)>,
+    /// Open rounds: (round, queries still open).
+    open_rounds: Vec<(u32, u32)>,
     rng: Rng,
 }
 
 impl Incast {
     fn next_time(&self) -> Option<Ps> {
         match (self.starts.front(), self.next_round_time) {
-            (Some(&(t, _, _)), Some(r)) => Some(t.min(r)),
-            (Some(&(t, _, _)), None) => Some(t),
+            (Some(&(t, ..)), Some(r)) => Some(t.min(r)),
+            (Some(&(t, ..)), None) => Some(t),
             (None, r) => r,
         }
+    }
+
+    fn query_id(&self, round: u32, group: u32) -> u64 {
+        round as u64 * self.groups.len() as u64 + group as u64
     }
 
     fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
         if self.next_round_time.is_some_and(|t| t <= now) {
             let round = self.next_round;
-            let mut starts: Vec<(Ps, u32, u32)> = (0..self.senders.len() as u32)
-                .map(|i| {
+            let mut starts = Vec::new();
+            for (g, group) in self.groups.iter().enumerate() {
+                for i in 0..group.senders.len() as u32 {
                     let j = if self.jitter > 0 {
                         self.rng.below(self.jitter)
                     } else {
                         0
                     };
-                    (now + j, i, round)
-                })
-                .collect();
+                    starts.push((now + j, g as u32, i, round));
+                }
+                let q = self.query_id(round, g as u32);
+                self.open.push((q, now, group.senders.len() as u32));
+            }
             starts.sort_unstable();
             self.starts.extend(starts);
-            self.open.push((round, now, self.senders.len() as u32));
+            self.open_rounds.push((round, self.groups.len() as u32));
             self.next_round += 1;
             self.next_round_time = match self.period {
                 Some(p) if self.next_round < self.rounds => Some(now + p),
                 _ => None, // closed loop: the next round starts when this one completes
             };
         }
-        while let Some(&(t, i, round)) = self.starts.front() {
+        while let Some(&(t, g, i, round)) = self.starts.front() {
             if t > now {
                 break;
             }
             self.starts.pop_front();
+            let group = &self.groups[g as usize];
+            let q = self.query_id(round, g);
             out.push(NewFlow {
-                src: self.senders[i as usize],
-                dst: self.receiver,
-                size: self.size,
+                src: group.senders[i as usize],
+                dst: group.receiver,
+                size: group.size,
                 class: CLASS_INCAST,
-                query: round as u64,
-                tag: round as u64,
+                query: q,
+                tag: q,
             });
         }
     }
 
     fn on_flow_done(&mut self, now: Ps, tag: u64, queries: &mut Vec<QueryRecord>) {
-        let Some(i) = self.open.iter().position(|r| r.0 as u64 == tag) else {
+        let Some(i) = self.open.iter().position(|r| r.0 == tag) else {
             return;
         };
         self.open[i].2 -= 1;
-        if self.open[i].2 == 0 {
-            let (round, start, _) = self.open.remove(i);
-            queries.push(QueryRecord {
-                query_id: round as u64,
-                start,
-                finish: now,
-                size_bytes: self.size * self.senders.len() as u64,
-                flows: self.senders.len() as u32,
-            });
+        if self.open[i].2 > 0 {
+            return;
+        }
+        let (q, start, _) = self.open.remove(i);
+        let group = &self.groups[(q % self.groups.len() as u64) as usize];
+        queries.push(QueryRecord {
+            query_id: q,
+            start,
+            finish: now,
+            size_bytes: group.size * group.senders.len() as u64,
+            flows: group.senders.len() as u32,
+        });
+        let round = (q / self.groups.len() as u64) as u32;
+        let r = self
+            .open_rounds
+            .iter()
+            .position(|r| r.0 == round)
+            .expect("open round");
+        self.open_rounds[r].1 -= 1;
+        if self.open_rounds[r].1 == 0 {
+            self.open_rounds.remove(r);
             if self.period.is_none() && self.next_round < self.rounds {
                 self.next_round_time = Some(now);
             }

@@ -1,0 +1,93 @@
+"""Plots with matplotlib, saved as PNG and SVG side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; never needs a display
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+
+def save(fig: plt.Figure, path: str | Path) -> list[Path]:
+    """Writes ``path`` with .png and .svg suffixes; returns both paths."""
+    path = Path(path)
+    out = []
+    for ext in (".png", ".svg"):
+        p = path.with_suffix(ext)
+        fig.savefig(p, dpi=130, bbox_inches="tight")
+        out.append(p)
+    plt.close(fig)
+    return out
+
+
+def lines(df: pd.DataFrame, x: str, y: str, hue: str | None, path: str | Path, *,
+          title: str = "", xlabel: str | None = None, ylabel: str | None = None,
+          logx: bool = False, logy: bool = False,
+          refs: Sequence[tuple[str, float, str]] = (),
+          vrefs: Sequence[tuple[str, float]] = ()) -> list[Path]:
+    """One line per ``hue`` value of ``y`` against ``x`` (e.g. a percentile against load,
+    goodput against senders). ``refs``: horizontal reference lines (label, y, color) such
+    as a paper's reported value; ``vrefs``: vertical ones (label, x)."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    groups = df.groupby(hue, observed=True) if hue else [(None, df)]
+    for name, g in groups:
+        g = g.sort_values(x)
+        ax.plot(g[x], g[y], marker="o", ms=4, label=f"{hue} = {name}" if hue else None)
+    for label, yv, color in refs:
+        ax.axhline(yv, ls="--", lw=1, color=color, label=label)
+    for label, xv in vrefs:
+        ax.axvline(xv, ls=":", lw=1, color="gray", label=label)
+    ax.set_xscale("log" if logx else "linear")
+    ax.set_yscale("log" if logy else "linear")
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or y)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    if hue or refs or vrefs:
+        ax.legend(fontsize=8)
+    return save(fig, path)
+
+
+def cdf(values: dict[str, np.ndarray], path: str | Path, *, title: str = "",
+        xlabel: str = "FCT (ms)", logx: bool = True) -> list[Path]:
+    """Empirical CDFs, one per named sample (e.g. FCTs per scheme)."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for name, v in values.items():
+        v = np.sort(np.asarray(v, dtype=float))
+        if len(v):
+            ax.plot(v, np.arange(1, len(v) + 1) / len(v), label=name)
+    ax.set_xscale("log" if logx else "linear")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("CDF")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return save(fig, path)
+
+
+def normalized_bars(df: pd.DataFrame, x: str, scheme: str, value: str, baseline: str,
+                    path: str | Path, *, title: str = "", ylabel: str = "") -> list[Path]:
+    """Bars of ``value`` per ``scheme`` divided by the baseline scheme's value at the same
+    ``x`` (FastLane and DeTail plot their results this way)."""
+    base = df[df[scheme] == baseline].set_index(x)[value]
+    schemes = [s for s in df[scheme].unique() if s != baseline]
+    xs = sorted(df[x].unique())
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    w = 0.8 / max(len(schemes), 1)
+    for i, s in enumerate(schemes):
+        d = df[df[scheme] == s].set_index(x)[value]
+        ratio = [d.get(v, np.nan) / base.get(v, np.nan) for v in xs]
+        ax.bar(np.arange(len(xs)) + i * w, ratio, w, label=s)
+    ax.axhline(1.0, color="black", lw=0.8)
+    ax.set_xticks(np.arange(len(xs)) + w * (len(schemes) - 1) / 2, [str(v) for v in xs])
+    ax.set_xlabel(x)
+    ax.set_ylabel(ylabel or f"{value} / {baseline}")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return save(fig, path)

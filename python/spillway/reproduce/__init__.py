@@ -1,0 +1,115 @@
+"""`spillway reproduce NAME`: a paper's figures as sweeps + analysis + plots, with the
+paper's own numbers (typed in from the paper, section cited) beside ours in a report.
+
+Each reproduction module defines ``figures(quick) -> list[Figure]``. A figure names its
+sweep (the points), its analysis (a table from the sweep's results), its plot, what the
+paper reports, and a check of whether the paper's direction and rough magnitude hold.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from spillway.store import Results
+from spillway.sweep import build_sweep, run_sweep
+
+REPRODUCTIONS = {
+    "incast": "spillway.reproduce.incast",
+}
+
+
+@dataclass
+class Verdict:
+    claim: str
+    holds: bool
+    detail: str
+
+
+@dataclass
+class Figure:
+    id: str
+    title: str
+    source: str
+    setup: str
+    sweep: dict[str, Any]
+    # (results, figure dir) -> (table, image paths, verdicts)
+    analyze: Callable[[Results, Path], tuple[pd.DataFrame, list[Path], list[Verdict]]]
+    paper: list[str] = field(default_factory=list)
+    metrics: list[Callable[..., Any]] = field(default_factory=list)
+    notes: str = ""
+
+
+def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.4g}") -> str:
+    def cell(v: Any) -> str:
+        if isinstance(v, float):
+            return floatfmt.format(v)
+        return str(v)
+
+    head = "| " + " | ".join(map(str, df.columns)) + " |"
+    sep = "|" + "---|" * len(df.columns)
+    rows = ["| " + " | ".join(cell(v) for v in r) + " |" for r in df.itertuples(index=False)]
+    return "\n".join([head, sep, *rows])
+
+
+def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | None = None) -> Path:
+    """Runs reproduction ``name`` into ``out``; returns the path of report.md."""
+    if name not in REPRODUCTIONS:
+        raise SystemExit(f"spillway reproduce: unknown reproduction {name!r}; "
+                         f"known: {', '.join(REPRODUCTIONS)}")
+    mod = importlib.import_module(REPRODUCTIONS[name])
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    parts = [f"# Reproduction: {mod.TITLE}\n"]
+    if quick:
+        parts.append("> **Quick run** (`--quick`): fewer points, fewer rounds and one seed, so "
+                     "that it finishes in minutes. Curves are coarse; run without `--quick` "
+                     "for the faithful reproduction.\n")
+    parts.append(inspect.cleandoc(mod.__doc__ or "") + "\n")
+    summary_rows = []
+    for fig in mod.figures(quick):
+        print(f"[{fig.id}] {fig.title}", file=sys.stderr, flush=True)
+        data = out / "data" / fig.id
+        sw = run_sweep(build_sweep(fig.sweep), data, workers=workers, quiet=True)
+        if sw.failed:
+            with Results(data) as res:
+                errors = res.sql("SELECT DISTINCT error FROM points WHERE status = 'failed'")
+            raise SystemExit(f"spillway reproduce: {sw.failed} point(s) of {fig.id} failed: "
+                             + "; ".join(errors["error"]))
+        with Results(data) as res:
+            table, images, verdicts = fig.analyze(res, out)
+        table.to_csv(out / f"{fig.id}.csv", index=False)
+        parts.append(f"## {fig.title}\n\n*Source: {fig.source}*\n\n**Setup.** {fig.setup}\n")
+        for img in images:
+            if img.suffix == ".png":
+                parts.append(f"![{fig.id}]({img.relative_to(out)})\n")
+        parts.append("**Spillway** (data: `" + f"{fig.id}.csv`, sweep: `data/{fig.id}/`)\n\n"
+                     + markdown_table(table) + "\n")
+        if fig.paper:
+            parts.append("**The paper reports**\n\n" + "\n".join(f"- {p}" for p in fig.paper)
+                         + "\n")
+        parts.append("**Does it hold?**\n\n" + "\n".join(
+            f"- {'✅ holds' if v.holds else '❌ does not hold'}: {v.claim} — {v.detail}"
+            for v in verdicts) + "\n")
+        if fig.notes:
+            parts.append(f"**Notes.** {fig.notes}\n")
+        if fig.metrics:
+            parts.append("**Metric definitions**\n\n" + "\n".join(
+                f"- `{m.__name__}`: {' '.join(inspect.getdoc(m).split())}" for m in fig.metrics)
+                + "\n")
+        summary_rows.append({"figure": fig.title, "claims holding":
+                             f"{sum(v.holds for v in verdicts)}/{len(verdicts)}"})
+    parts.insert(2 if quick else 1, "## Summary\n\n" + markdown_table(pd.DataFrame(summary_rows))
+                 + f"\n\nWall time: {time.perf_counter() - t0:.0f} s.\n")
+    report = out / "report.md"
+    report.write_text("\n".join(parts))
+    return report

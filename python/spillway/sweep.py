@@ -1,0 +1,353 @@
+"""Sweeps: a grid of scenarios, run in parallel, cached by the resolved scenario's hash.
+
+A sweep file::
+
+    base = "../examples/incast.toml"      # the base scenario (path relative to this file)
+    seeds = [1, 2, 3]                     # or a count: seeds = 3  (-> 1, 2, 3)
+
+    [set]                                 # overrides for every point
+    "workload.rounds" = 5
+
+    [grid]                                # cartesian product
+    "workload.senders" = [4, 16, 64]
+    "transport.rto_min" = ["10ms", "200ms"]
+
+    [zip]                                 # lists of equal length, varied together
+    "workload.senders" = [...]
+    "workload.size" = [...]
+
+    [schemes.tcp]                         # named bundles of overrides: the axis `scheme`
+    "transport.init_cwnd" = 10
+
+Layout of the output directory::
+
+    DIR/sweep.json                 the plan: every point's axes, overrides and hash
+    DIR/points/<hash>/             one finished point: the files of `spillway run` + point.json
+    DIR/failed/<hash>.json         one failed point: its axes and error message
+    DIR/catalog.duckdb             the index (see spillway.store), rebuilt after every run
+
+A point directory is written under a temporary name and renamed into place when it is
+complete, so a killed sweep loses at most the points in flight and never leaves a
+half-written point behind; a rerun skips every point whose directory exists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import shutil
+import sys
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+from spillway import _core
+from spillway.errors import ScenarioError
+
+
+def toml_literal(v: Any) -> str:
+    """A Python value as a TOML literal, for `key=value` overrides."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(toml_literal(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} = {toml_literal(x)}" for k, x in v.items()) + "}"
+    raise TypeError(f"cannot write {v!r} as a TOML value")
+
+
+@dataclass
+class Point:
+    """One scenario of a sweep."""
+
+    axes: dict[str, Any]
+    overrides: list[str]
+    hash: str = ""
+    error: str | None = None
+
+
+@dataclass
+class Sweep:
+    """A base scenario and the points to run."""
+
+    base_text: str
+    base_dir: str | None
+    points: list[Point] = field(default_factory=list)
+    axis_names: list[str] = field(default_factory=list)
+
+
+def _short_names(keys: Iterable[str]) -> dict[str, str]:
+    """Column names for axes: the last path component, unless two axes share it."""
+    keys = list(keys)
+    last = [k.rsplit(".", 1)[-1] for k in keys]
+    return {k: (s if last.count(s) == 1 else k.replace(".", "_")) for k, s in zip(keys, last,
+                                                                                strict=True)}
+
+
+def build_sweep(spec: dict[str, Any], base_dir: str | None = None) -> Sweep:
+    """Expands a sweep specification (the parsed sweep file) into points."""
+    known = {"base", "base_text", "seeds", "set", "grid", "zip", "schemes"}
+    unknown = set(spec) - known
+    if unknown:
+        raise ScenarioError("sweep", ", ".join(sorted(unknown)),
+                            f"unknown sweep key(s); known: {', '.join(sorted(known))}")
+    if "base_text" in spec:
+        base_text, scen_dir = spec["base_text"], base_dir
+    elif "base" in spec:
+        p = Path(base_dir or ".") / spec["base"]
+        if not p.exists():
+            raise ScenarioError("sweep.base", spec["base"], f"file not found: {p}")
+        base_text, scen_dir = p.read_text(), str(p.resolve().parent)
+    else:
+        base_text, scen_dir = "", base_dir
+    seeds = spec.get("seeds", [1])
+    if isinstance(seeds, int):
+        seeds = list(range(1, seeds + 1))
+    fixed = [f"{k}={toml_literal(v)}" for k, v in spec.get("set", {}).items()]
+    grid = spec.get("grid", {})
+    zipped = spec.get("zip", {})
+    lengths = {len(v) for v in zipped.values()}
+    if len(lengths) > 1:
+        raise ScenarioError("sweep.zip", str(sorted(lengths)), "zip lists must have equal lengths")
+    schemes = spec.get("schemes", {})
+    names = _short_names(list(grid) + list(zipped))
+    axis_names = (["scheme"] if schemes else []) + list(names.values()) + ["seed"]
+    zip_rows = list(zip(*zipped.values(), strict=True)) if zipped else [()]
+    scheme_items = list(schemes.items()) or [(None, {})]
+    sweep = Sweep(base_text=base_text, base_dir=scen_dir, axis_names=axis_names)
+    for (scheme, bundle), combo, zrow, seed in itertools.product(
+            scheme_items, itertools.product(*grid.values()), zip_rows, seeds):
+        axes: dict[str, Any] = {}
+        over = list(fixed)
+        if scheme is not None:
+            axes["scheme"] = scheme
+            over += [f"{k}={toml_literal(v)}" for k, v in bundle.items()]
+        for k, v in zip(grid, combo, strict=True):
+            axes[names[k]] = v
+            over.append(f"{k}={toml_literal(v)}")
+        for k, v in zip(zipped, zrow, strict=True):
+            axes[names[k]] = v
+            over.append(f"{k}={toml_literal(v)}")
+        axes["seed"] = seed
+        over.append(f"run.seed={seed}")
+        sweep.points.append(Point(axes=axes, overrides=over))
+    return sweep
+
+
+def load_sweep(path: str | os.PathLike[str]) -> Sweep:
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"sweep file not found: {p}")
+    try:
+        spec = tomllib.loads(p.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError("(sweep file)", "", f"not valid TOML: {e}") from e
+    return build_sweep(spec, str(p.resolve().parent))
+
+
+def plan(sweep: Sweep) -> None:
+    """Resolves every point: its hash is that of the resolved scenario, so key order,
+    spelling of units and defaults do not matter. Invalid points keep their error."""
+    for pt in sweep.points:
+        try:
+            resolved = _core.validate(sweep.base_text, pt.overrides, sweep.base_dir)
+            pt.hash = hashlib.sha256(resolved.encode()).hexdigest()[:16]
+        except ScenarioError as e:
+            pt.error = str(e)
+            raw = json.dumps([sweep.base_text, pt.overrides]).encode()
+            pt.hash = "invalid-" + hashlib.sha256(raw).hexdigest()[:8]
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _remove_orphans(points: Path) -> None:
+    """Deletes temporary point directories whose writer process no longer exists (a
+    killed sweep); those of live processes (a concurrent sweep) are left alone."""
+    for d in points.glob(".tmp-*"):
+        try:
+            pid = int(d.name.split("-")[2])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+        except (ValueError, IndexError, PermissionError):
+            continue
+
+
+def run_point(out: str, base_text: str, base_dir: str | None, overrides: list[str],
+              point_hash: str, axes: dict[str, Any]) -> dict[str, Any]:
+    """Runs one point into ``out/points/<hash>`` (atomically); never raises."""
+    from spillway.run import run
+
+    root = Path(out)
+    final = root / "points" / point_hash
+    failed = root / "failed" / f"{point_hash}.json"
+    if (final / "summary.json").exists():
+        return {"hash": point_hash, "status": "cached"}
+    tmp = root / "points" / f".tmp-{point_hash}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    t0 = time.perf_counter()
+    try:
+        res = run(base_text, tmp, overrides, progress=False, base_dir=base_dir)
+        (tmp / "point.json").write_text(json.dumps(
+            {"hash": point_hash, "axes": axes, "overrides": overrides}, indent=2) + "\n")
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            # Another run (e.g. an orphan of a killed sweep) finished it first.
+            shutil.rmtree(tmp, ignore_errors=True)
+        failed.unlink(missing_ok=True)
+        return {"hash": point_hash, "status": "done", "wall_s": res.summary["wall_s"]}
+    except Exception as e:  # a failing point must not stop the sweep
+        shutil.rmtree(tmp, ignore_errors=True)
+        msg = f"{type(e).__name__}: {e}"
+        failed.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(failed, json.dumps({"hash": point_hash, "axes": axes,
+                                          "overrides": overrides, "error": msg,
+                                          "wall_s": time.perf_counter() - t0}, indent=2))
+        return {"hash": point_hash, "status": "failed", "error": msg}
+
+
+@dataclass
+class SweepResult:
+    out: Path
+    total: int
+    ran: int
+    skipped: int
+    failed: int
+    wall_s: float
+
+
+class _SweepProgress:
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.enabled = total, enabled
+        self.done = self.failed = 0
+        self.t0 = time.perf_counter()
+
+    def update(self, status: str) -> None:
+        self.done += 1
+        self.failed += status == "failed"
+        if not self.enabled:
+            return
+        el = time.perf_counter() - self.t0
+        eta = el / self.done * (self.total - self.done)
+        n = int(30 * self.done / max(self.total, 1))
+        sys.stderr.write(f"\rsweep [{'#' * n}{'.' * (30 - n)}] {self.done}/{self.total} points"
+                         f", {self.failed} failed, {el:.0f}s elapsed, ETA {eta:.0f}s ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.total:
+            sys.stderr.write("\n")
+
+
+def run_sweep(sweep: Sweep, out: str | os.PathLike[str], workers: int | None = None,
+              backend: str = "local", scheduler: str | None = None,
+              progress: bool | None = None, quiet: bool = False) -> SweepResult:
+    """Runs every point not already finished in ``out``; rebuilds the catalog."""
+    from spillway.store import build_catalog
+
+    out = Path(out)
+    (out / "points").mkdir(parents=True, exist_ok=True)
+    (out / "failed").mkdir(parents=True, exist_ok=True)
+    _remove_orphans(out / "points")
+    plan(sweep)
+    _write_atomic(out / "sweep.json", json.dumps({
+        "axes": sweep.axis_names,
+        "points": [{"hash": p.hash, "axes": p.axes, "overrides": p.overrides}
+                   for p in sweep.points]}, indent=2))
+    seen: set[str] = set()
+    todo, cached, invalid = [], 0, []
+    for p in sweep.points:
+        if p.hash in seen:
+            continue  # two axis combinations that resolve to the same scenario
+        seen.add(p.hash)
+        if p.error is not None:
+            invalid.append(p)
+        elif (out / "points" / p.hash / "summary.json").exists():
+            cached += 1
+        else:
+            todo.append(p)
+    for p in invalid:
+        _write_atomic(out / "failed" / f"{p.hash}.json", json.dumps(
+            {"hash": p.hash, "axes": p.axes, "overrides": p.overrides, "error": p.error},
+            indent=2))
+    if not quiet:
+        print(f"{len(seen)} points: {cached} already done (skipped), {len(todo)} to run"
+              + (f", {len(invalid)} invalid" if invalid else ""), file=sys.stderr)
+    if progress is None:
+        progress = sys.stderr.isatty() and not quiet
+    bar = _SweepProgress(len(todo), progress)
+    t0 = time.perf_counter()
+    args = [(str(out), sweep.base_text, sweep.base_dir, p.overrides, p.hash, p.axes)
+            for p in todo]
+    failed = len(invalid)
+    try:
+        for r in _execute(args, workers, backend, scheduler):
+            bar.update(r["status"])
+            failed += r["status"] == "failed"
+    finally:
+        bar.close()
+        build_catalog(out)
+    res = SweepResult(out=out, total=len(seen), ran=len(todo), skipped=cached, failed=failed,
+                      wall_s=time.perf_counter() - t0)
+    if not quiet:
+        print(f"ran {res.ran}, skipped {res.skipped}, failed {res.failed} "
+              f"in {res.wall_s:.1f} s; catalog: {out / 'catalog.duckdb'}", file=sys.stderr)
+    return res
+
+
+def _execute(args: list[tuple], workers: int | None, backend: str,
+             scheduler: str | None) -> Iterable[dict[str, Any]]:
+    if not args:
+        return
+    if backend == "local":
+        import concurrent.futures as cf
+        import multiprocessing as mp
+
+        n = workers or os.cpu_count() or 1
+        if n == 1:
+            for a in args:
+                yield run_point(*a)
+            return
+        with cf.ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("spawn")) as ex:
+            futures = [ex.submit(run_point, *a) for a in args]
+            for f in cf.as_completed(futures):
+                yield f.result()
+    elif backend == "dask":
+        try:
+            from dask.distributed import Client, LocalCluster, as_completed
+        except ImportError as e:
+            raise SystemExit(
+                "the dask backend needs the extra: pip install 'spillway[dask]'") from e
+        if scheduler:
+            client = Client(scheduler)
+            cluster = None
+        else:
+            cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1,
+                                   threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+        try:
+            futures = [client.submit(run_point, *a, pure=False) for a in args]
+            for f in as_completed(futures):
+                yield f.result()
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    else:
+        raise SystemExit(f"unknown backend {backend!r}: use local or dask")

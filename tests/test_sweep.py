@@ -1,0 +1,129 @@
+"""Sweeps, caching, resume after SIGKILL, failures, the catalog and the Dask backend."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import spillway
+from spillway.sweep import build_sweep, run_sweep
+
+SPILLWAY = [sys.executable, "-m", "spillway"]
+FIGURES = ["hash", "status", "events", "packet_hops", "drops", "timeouts", "flows_finished",
+           "fct_p99_ps"]
+
+
+def write_sweep(tmp_path, root, grid, rounds=2, name="sweep.toml"):
+    p = tmp_path / name
+    lines = [f'base = "{root / "examples/incast.toml"}"', "seeds = 1", "[set]",
+             f'"workload.rounds" = {rounds}', "[grid]"]
+    lines += [f'"{k}" = {json.dumps(v)}' for k, v in grid.items()]
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def figures(out):
+    with spillway.open(out) as r:
+        return r.points()[FIGURES].sort_values("hash").reset_index(drop=True)
+
+
+def test_rerun_skips_every_finished_point(tmp_path, root):
+    sweep = spillway.sweep.load_sweep(
+        write_sweep(tmp_path, root, {"workload.senders": [4, 8, 16]}))
+    first = run_sweep(sweep, tmp_path / "out", workers=2, quiet=True)
+    assert (first.ran, first.skipped, first.failed) == (3, 0, 0)
+    mtimes = {p: p.stat().st_mtime_ns for p in (tmp_path / "out/points").glob("*/flows.parquet")}
+    second = run_sweep(sweep, tmp_path / "out", workers=2, quiet=True)
+    assert (second.ran, second.skipped) == (0, 3)
+    # No simulation work: nothing was rewritten.
+    assert mtimes == {p: p.stat().st_mtime_ns
+                      for p in (tmp_path / "out/points").glob("*/flows.parquet")}
+    r = subprocess.run(SPILLWAY + ["sweep", str(tmp_path / "sweep.toml"), "--out",
+                                   str(tmp_path / "out")], capture_output=True, text=True)
+    assert r.returncode == 0 and "3 already done (skipped), 0 to run" in r.stderr
+
+
+def test_sigkill_then_rerun_gives_the_uninterrupted_catalog(tmp_path, root):
+    grid = {"workload.senders": [8, 16, 24, 32, 48, 64]}
+    path = write_sweep(tmp_path, root, grid, rounds=60)
+    proc = subprocess.Popen(SPILLWAY + ["sweep", str(path), "--out", str(tmp_path / "killed"),
+                                        "--workers", "1"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    points = tmp_path / "killed/points"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(points.glob("[0-9a-f]*"))) < 2:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_before = len(list(points.glob("[0-9a-f]*")))
+    assert 2 <= done_before < 6, "the kill should land mid-sweep"
+    res = run_sweep(spillway.sweep.load_sweep(path), tmp_path / "killed", workers=2, quiet=True)
+    assert res.skipped == done_before and res.ran == 6 - done_before
+    assert not list(points.glob(".tmp-*")), "no half-written point survives"
+    run_sweep(spillway.sweep.load_sweep(path), tmp_path / "clean", workers=2, quiet=True)
+    killed, clean = figures(tmp_path / "killed"), figures(tmp_path / "clean")
+    assert killed["hash"].is_unique and len(killed) == 6
+    pd.testing.assert_frame_equal(killed, clean)
+
+
+def test_a_failing_point_is_recorded_and_the_others_finish(tmp_path, root):
+    path = write_sweep(tmp_path, root, {"transport.rto_min": ["10ms", "ten", "200ms"]})
+    res = run_sweep(spillway.sweep.load_sweep(path), tmp_path / "out", workers=2, quiet=True)
+    assert res.failed == 1
+    with spillway.open(tmp_path / "out") as r:
+        pts = r.points()
+    assert sorted(pts.status) == ["done", "done", "failed"]
+    err = pts[pts.status == "failed"].error.iloc[0]
+    assert "transport.rto_min" in err and "ten" in err
+
+
+def test_query_and_open_agree_with_the_parquet_files(tmp_path, root):
+    path = write_sweep(tmp_path, root, {"workload.senders": [4, 16]})
+    run_sweep(spillway.sweep.load_sweep(path), tmp_path / "out", workers=2, quiet=True)
+    direct = []
+    for d in (tmp_path / "out/points").iterdir():
+        senders = json.loads((d / "point.json").read_text())["axes"]["senders"]
+        f = pq.read_table(d / "flows.parquet").to_pandas()
+        direct.append((senders, len(f), int(f.fct_ps.sum()), float(f.fct_ps.quantile(0.99))))
+    direct.sort()
+    with spillway.open(tmp_path / "out") as r:
+        df = r.sql("SELECT senders, count(*) n, sum(fct_ps) s, quantile_cont(fct_ps, 0.99) q "
+                   "FROM flows GROUP BY senders ORDER BY senders")
+    assert [(int(a), int(b), int(c)) for a, b, c, _ in direct] == \
+        [(int(a), int(b), int(c)) for a, b, c in zip(df.senders, df.n, df.s, strict=True)]
+    for (_, _, _, q), q2 in zip(direct, df.q, strict=True):
+        assert q == pytest.approx(q2)
+    cli = subprocess.run(SPILLWAY + ["query", str(tmp_path / "out"),
+                                     "SELECT senders, count(*) AS n FROM flows GROUP BY ALL "
+                                     "ORDER BY ALL"], capture_output=True, text=True, check=True)
+    assert cli.stdout.split() == ["senders", "n", "4", "8", "16", "32"]
+
+
+def test_dask_backend_gives_the_local_catalog(tmp_path, root):
+    pytest.importorskip("dask.distributed")
+    sweep = build_sweep({"base": str(root / "examples/incast.toml"), "seeds": [1, 2],
+                         "set": {"workload.rounds": 2}, "grid": {"workload.senders": [4, 16]}})
+    run_sweep(sweep, tmp_path / "local", workers=2, quiet=True)
+    run_sweep(sweep, tmp_path / "dask", workers=2, backend="dask", quiet=True)
+    pd.testing.assert_frame_equal(figures(tmp_path / "local"), figures(tmp_path / "dask"))
+
+
+def test_reproduce_incast_quick_writes_a_report_showing_collapse(tmp_path):
+    out = tmp_path / "rep"
+    r = subprocess.run(SPILLWAY + ["reproduce", "incast", "--quick", "--out", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    report = (out / "report.md").read_text()
+    assert "Quick run" in report
+    for img in ("cp_fig1_goodput", "cp_fig8b_qct", "detail_fig3_rto"):
+        assert (out / f"{img}.png").stat().st_size > 10_000
+        assert f"({img}.png)" in report
+    g = pd.read_csv(out / "cp_fig1_goodput.csv")
+    slow = g[g.rto_min == "200ms"].set_index("senders").goodput_mbps
+    assert slow[slow.index.max()] < 0.5 * slow[4]
+    assert "collapses" in report
