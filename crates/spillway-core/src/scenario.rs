@@ -151,6 +151,10 @@ pub const KEYS: &[KeyDef] = &[
         "Duplicate ACKs (or SACKed segments above a hole) that trigger fast retransmit; `off` leaves loss to the timeout (multipath)."),
     key!("transport.delayed_ack", Ty::TimeOrOff, "off", &[],
         "Delayed ACK: acknowledge every second full segment or after this time; `off` acknowledges every segment."),
+    key!("transport.lost_retransmit", Ty::Bool, "true", &[],
+        "Resend a retransmission as soon as data sent after it is SACKed (`dupack_threshold` \
+         transmissions later), as Linux does (tcp_mark_lost_retrans, RACK); `false`: RFC 6675 alone, \
+         where a lost retransmission waits for the timeout."),
     key!("transport.data_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of data packets."),
     key!("transport.ack_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of ACKs."),
     key!("workload.kind", Ty::Choice(&["incast", "poisson", "request_response", "partition_aggregate", "trace"]), "incast", &[],
@@ -292,6 +296,7 @@ pub struct TransportSpec {
     pub rto_max: Ps,
     pub dupack_threshold: Option<u32>,
     pub delayed_ack: Option<Ps>,
+    pub lost_retransmit: bool,
     pub data_class: u8,
     pub ack_class: u8,
 }
@@ -545,6 +550,7 @@ fn read_transport(r: &mut Reader) -> Result<TransportSpec, ScenarioError> {
             .opt_uint("transport.dupack_threshold", 1)?
             .map(|v| v as u32),
         delayed_ack: r.opt_time("transport.delayed_ack")?,
+        lost_retransmit: r.bool("transport.lost_retransmit")?,
         data_class: r.uint("transport.data_class", 0, 7)? as u8,
         ack_class: r.uint("transport.ack_class", 0, 7)? as u8,
     })
@@ -898,6 +904,19 @@ impl<'a> Reader<'a> {
             |o| o.map_or(Value::String("off".into()), |i| Value::Integer(i as i64)),
         )?;
         Ok(v.flatten())
+    }
+
+    fn bool(&mut self, path: &'static str) -> Result<bool, ScenarioError> {
+        Ok(self
+            .typed(
+                path,
+                |v| match v {
+                    Value::Boolean(b) => Ok(*b),
+                    _ => Err("must be true or false".into()),
+                },
+                |&b| Value::Boolean(b),
+            )?
+            .expect("booleans have defaults"))
     }
 
     fn load(&mut self) -> Result<f64, ScenarioError> {

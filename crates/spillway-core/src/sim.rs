@@ -180,6 +180,7 @@ impl Sim {
             rto_max: t.rto_max,
             dupthresh: t.dupack_threshold,
             delayed_ack: t.delayed_ack,
+            lost_retransmit: t.lost_retransmit,
         };
         let max_wire = wire_bytes(t.mss + t.header_bytes, sc.topology.framing_bytes) as u64;
         if sc.switch.buffer < max_wire {

@@ -22,6 +22,9 @@ pub struct TcpConfig {
     /// `None`: no fast retransmit; loss is left to the timeout (multipath).
     pub dupthresh: Option<u32>,
     pub delayed_ack: Option<Ps>,
+    /// Detect a lost retransmission when data sent after it is SACKed (Linux
+    /// `tcp_mark_lost_retrans`, RACK today) instead of waiting for the RTO (RFC 6675).
+    pub lost_retransmit: bool,
 }
 
 /// A segment the sender wants on the wire.
@@ -60,6 +63,15 @@ pub struct TcpSender<C: CongestionControl> {
     nxt: u64,
     /// States of segments [una/mss, ceil(nxt/mss)).
     sb: VecDeque<u8>,
+    /// Transmission order of each segment's latest transmission (parallel to `sb`).
+    sb_tx: VecDeque<u32>,
+    /// Transmissions so far (the order stamp of the next one).
+    tx_count: u32,
+    /// Highest transmission stamp known delivered (SACKed or cumulatively acknowledged).
+    delivered_tx: u32,
+    /// Segments retransmitted and not yet SACKed: the candidates for lost retransmissions.
+    retx_out: u32,
+    lost_retransmit: bool,
     /// Bytes in flight by RFC 6675's definition.
     pipe: u64,
     pub w: Window,
@@ -95,6 +107,11 @@ impl<C: CongestionControl> TcpSender<C> {
             una: 0,
             nxt: 0,
             sb: VecDeque::new(),
+            sb_tx: VecDeque::new(),
+            tx_count: 0,
+            delivered_tx: 0,
+            retx_out: 0,
+            lost_retransmit: cfg.lost_retransmit,
             pipe: 0,
             w: Window {
                 cwnd: cfg.init_cwnd as u64 * mss,
@@ -164,6 +181,11 @@ impl<C: CongestionControl> TcpSender<C> {
         }
     }
 
+    #[inline]
+    fn retx_pending(state: u8) -> u32 {
+        u32::from(state & RETX != 0 && state & SACKED == 0)
+    }
+
     /// Changes the state of absolute segment `k`, keeping `pipe` exact.
     #[inline]
     fn set_state(&mut self, k: u64, new: u8) {
@@ -171,6 +193,7 @@ impl<C: CongestionControl> TcpSender<C> {
         let old = self.sb[i];
         let len = self.seg_len(k);
         self.pipe = self.pipe + Self::contrib(new, len) - Self::contrib(old, len);
+        self.retx_out = self.retx_out + Self::retx_pending(new) - Self::retx_pending(old);
         self.sb[i] = new;
     }
 
@@ -200,7 +223,10 @@ impl<C: CongestionControl> TcpSender<C> {
                     .sb
                     .pop_front()
                     .expect("acked segment is on the scoreboard");
+                let tx = self.sb_tx.pop_front().expect("parallel to sb");
+                self.delivered_tx = self.delivered_tx.max(tx);
                 self.pipe -= Self::contrib(st, self.seg_len(k));
+                self.retx_out -= Self::retx_pending(st);
             }
             newly_acked = ack.cum - self.una;
             self.una = new_seg * self.mss;
@@ -223,6 +249,8 @@ impl<C: CongestionControl> TcpSender<C> {
                 let st = self.sb[(k - una_seg) as usize];
                 if st & SACKED == 0 {
                     self.set_state(k, st | SACKED);
+                    let tx = self.sb_tx[(k - una_seg) as usize];
+                    self.delivered_tx = self.delivered_tx.max(tx);
                     sack_news = true;
                 }
             }
@@ -231,6 +259,9 @@ impl<C: CongestionControl> TcpSender<C> {
         if let Some(th) = self.dupthresh {
             if sack_news || newly_acked > 0 {
                 self.mark_lost_by_sack(th);
+                if self.lost_retransmit && self.retx_out > 0 {
+                    self.mark_lost_retransmissions(th);
+                }
             }
             let head_lost = self.sb.front().is_some_and(|&s| s & LOST != 0);
             if !self.in_recovery && self.una >= self.recover && (self.dupacks >= th || head_lost) {
@@ -333,6 +364,25 @@ impl<C: CongestionControl> TcpSender<C> {
         }
     }
 
+    /// A retransmission is lost when a segment sent `th` or more transmissions after it
+    /// has been delivered (the same tolerance for reordering as the duplicate-ACK
+    /// threshold): it becomes lost-and-unsent again and is resent without waiting for
+    /// the RTO.
+    fn mark_lost_retransmissions(&mut self, th: u32) {
+        let una_seg = self.una_seg();
+        for i in 0..self.sb.len() {
+            let st = self.sb[i];
+            if Self::retx_pending(st) == 1 && self.sb_tx[i] + th <= self.delivered_tx {
+                let k = una_seg + i as u64;
+                self.set_state(k, LOST);
+                self.retx_cursor = self.retx_cursor.min(k);
+                if self.retx_out == 0 {
+                    break;
+                }
+            }
+        }
+    }
+
     /// Lowest segment marked lost and not yet retransmitted.
     fn next_lost(&mut self) -> Option<u64> {
         let una_seg = self.una_seg();
@@ -356,8 +406,11 @@ impl<C: CongestionControl> TcpSender<C> {
                 break;
             }
             if let Some(k) = self.next_lost() {
-                let st = self.sb[(k - self.una_seg()) as usize];
+                let i = (k - self.una_seg()) as usize;
+                let st = self.sb[i];
                 self.set_state(k, st | RETX);
+                self.tx_count += 1;
+                self.sb_tx[i] = self.tx_count;
                 self.retransmits += 1;
                 out.push(SegOut {
                     seq: k * self.mss,
@@ -372,6 +425,8 @@ impl<C: CongestionControl> TcpSender<C> {
                     break;
                 }
                 self.sb.push_back(0);
+                self.tx_count += 1;
+                self.sb_tx.push_back(self.tx_count);
                 self.pipe += len;
                 out.push(SegOut {
                     seq: self.nxt,
@@ -587,6 +642,7 @@ mod tests {
             rto_max: 1_000_000,
             dupthresh: Some(3),
             delayed_ack: None,
+            lost_retransmit: true,
         }
     }
 
@@ -618,6 +674,49 @@ mod tests {
         assert_eq!(s.timeouts, 0);
         assert_eq!(s.retransmits, 1);
         assert_eq!(s.pipe(), 0);
+    }
+
+    /// Drops segment 2 twice (the original and its first retransmission); returns the
+    /// sender's (timeouts, retransmits) once the flow completes.
+    fn lose_a_retransmission(lost_retransmit: bool) -> (u32, u32) {
+        let c = TcpConfig {
+            lost_retransmit,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 40_000, NewReno::default());
+        let mut r = TcpReceiver::new(&c, 40_000);
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        let (mut t, mut drops) = (0, 0);
+        while !s.done() {
+            if out.is_empty() {
+                // Nothing in flight to clock the sender: only the timer is left.
+                t = s.timer().expect("a timer while data is outstanding");
+                s.on_timer(t, usize::MAX, &mut out);
+                continue;
+            }
+            let batch: Vec<SegOut> = std::mem::take(&mut out);
+            t += 10;
+            for seg in batch {
+                if seg.seq == 2000 && drops < 2 {
+                    drops += 1;
+                    continue;
+                }
+                r.on_data(t, seg.seq, seg.len, t, seg.retx);
+                let ack = r.make_ack();
+                s.on_ack(t + 5, &ack, usize::MAX, &mut out);
+            }
+        }
+        assert_eq!(r.delivered(), 40_000);
+        (s.timeouts, s.retransmits)
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_resent_when_later_data_is_sacked() {
+        assert_eq!(lose_a_retransmission(true), (0, 2));
+        // RFC 6675 alone waits for the timer.
+        let (timeouts, _) = lose_a_retransmission(false);
+        assert_eq!(timeouts, 1);
     }
 
     #[test]
