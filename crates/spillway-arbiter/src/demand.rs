@@ -1,0 +1,236 @@
+//! Demand state per (source, destination) pair, fed by idempotent aggregate counts.
+//!
+//! Fastpass §5.3 (FCP): an endpoint reports the total number of timeslots it has ever
+//! requested for a destination; the arbiter adds only the difference, so a retransmitted
+//! or reordered report never allocates twice. §5.1: after failover the counts are reset
+//! and endpoints report fresh totals.
+//!
+//! The table is shared between the caller (who reports demand) and the allocators (who
+//! consume it), possibly on different threads (§3.1 pipeline), so every field is an
+//! atomic. Ownership is by protocol: only the caller writes `requested`/`base`, only the
+//! allocator that currently holds a flow's token writes `allocated`/`last`. On x86 relaxed
+//! loads and stores are plain moves; read-modify-writes are kept off the hot path.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+
+/// A (source, destination) pair with demand: the token allocators pass along.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Flow {
+    pub src: u32,
+    pub dst: u32,
+}
+
+#[derive(Default)]
+struct PairState {
+    /// Timeslots requested, in the arbiter's own count (epoch base + endpoint's total).
+    requested: AtomicU64,
+    /// Timeslots allocated, same count.
+    allocated: AtomicU64,
+    /// `allocated` at the last reset: the endpoint's totals are relative to it.
+    base: AtomicU64,
+    /// 0 = never allocated, else last allocated timeslot + 1 (max-min order key).
+    last: AtomicU64,
+    /// Whether a token for this pair is in some allocator's pending list.
+    active: AtomicBool,
+}
+
+/// Why a demand report was refused (never a panic: reports come from the network).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DemandError {
+    UnknownEndpoint(u32),
+    SelfDemand(u32),
+}
+
+impl std::fmt::Display for DemandError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DemandError::UnknownEndpoint(e) => write!(f, "endpoint {e} is not in the fabric"),
+            DemandError::SelfDemand(e) => write!(f, "endpoint {e} requested timeslots to itself"),
+        }
+    }
+}
+impl std::error::Error for DemandError {}
+
+pub struct DemandTable {
+    n: usize,
+    pairs: Box<[PairState]>,
+    present: Box<[AtomicBool]>,
+}
+
+impl DemandTable {
+    pub fn new(n: usize) -> Self {
+        DemandTable {
+            n,
+            pairs: (0..n * n).map(|_| PairState::default()).collect(),
+            present: (0..n).map(|_| AtomicBool::new(true)).collect(),
+        }
+    }
+
+    pub fn endpoints(&self) -> usize {
+        self.n
+    }
+
+    #[inline]
+    fn pair(&self, f: Flow) -> &PairState {
+        &self.pairs[f.src as usize * self.n + f.dst as usize]
+    }
+
+    fn check(&self, src: u32, dst: u32) -> Result<Flow, DemandError> {
+        for e in [src, dst] {
+            if e as usize >= self.n {
+                return Err(DemandError::UnknownEndpoint(e));
+            }
+        }
+        if src == dst {
+            return Err(DemandError::SelfDemand(src));
+        }
+        Ok(Flow { src, dst })
+    }
+
+    /// FCP §5.3: `total` = timeslots `src` has requested for `dst` since its last reset.
+    /// Stale totals (smaller than already seen) are ignored. Returns `Ok(Some(flow))` when
+    /// the flow became active and must be handed to the allocator (exactly once).
+    pub fn request(&self, src: u32, dst: u32, total: u64) -> Result<Option<Flow>, DemandError> {
+        let f = self.check(src, dst)?;
+        let p = self.pair(f);
+        let want = p.base.load(Relaxed) + total;
+        if want > p.requested.load(Relaxed) {
+            p.requested.store(want, SeqCst);
+        }
+        Ok(self.try_activate(f).then_some(f))
+    }
+
+    /// Timeslots requested but not yet allocated.
+    #[inline]
+    pub fn remaining(&self, f: Flow) -> u64 {
+        let p = self.pair(f);
+        p.requested
+            .load(Relaxed)
+            .saturating_sub(p.allocated.load(Relaxed))
+    }
+
+    /// The endpoint's view: timeslots requested since its last reset.
+    pub fn requested(&self, f: Flow) -> u64 {
+        let p = self.pair(f);
+        p.requested.load(Relaxed) - p.base.load(Relaxed)
+    }
+
+    /// The endpoint's view: timeslots allocated since its last reset (the aggregate
+    /// count FCP returns to the endpoint).
+    pub fn allocated(&self, f: Flow) -> u64 {
+        let p = self.pair(f);
+        p.allocated
+            .load(Relaxed)
+            .saturating_sub(p.base.load(Relaxed))
+    }
+
+    /// Last timeslot allocated to the pair, if any.
+    pub fn last_allocated(&self, f: Flow) -> Option<u64> {
+        self.pair(f).last.load(Relaxed).checked_sub(1)
+    }
+
+    /// Max-min order key: smaller = less recently allocated = served first.
+    #[inline]
+    pub(crate) fn last_key(&self, f: Flow) -> u64 {
+        self.pair(f).last.load(Relaxed)
+    }
+
+    /// Record one allocated timeslot. Only the token holder calls this.
+    #[inline]
+    pub(crate) fn grant(&self, f: Flow, timeslot: u64) {
+        let p = self.pair(f);
+        p.allocated.store(p.allocated.load(Relaxed) + 1, Relaxed);
+        if timeslot + 1 > p.last.load(Relaxed) {
+            p.last.store(timeslot + 1, Relaxed);
+        }
+    }
+
+    /// Set the max-min key after a grant moved within a batch (iterative mode).
+    #[inline]
+    pub(crate) fn set_last(&self, f: Flow, timeslot: u64) {
+        self.pair(f).last.store(timeslot + 1, Relaxed);
+    }
+
+    pub fn present(&self, e: u32) -> bool {
+        self.present[e as usize].load(Relaxed)
+    }
+
+    #[inline]
+    fn eligible(&self, f: Flow) -> bool {
+        self.remaining(f) > 0
+            && self.present[f.src as usize].load(SeqCst)
+            && self.present[f.dst as usize].load(SeqCst)
+    }
+
+    fn try_activate(&self, f: Flow) -> bool {
+        self.eligible(f)
+            && self
+                .pair(f)
+                .active
+                .compare_exchange(false, true, SeqCst, Relaxed)
+                .is_ok()
+    }
+
+    /// The token holder gives up a flow with nothing left to allocate (or an absent
+    /// endpoint). Returns true if the flow must be kept after all: demand arrived (or the
+    /// endpoint rejoined) concurrently, and the re-check below saw it.
+    #[inline]
+    pub(crate) fn retire(&self, f: Flow) -> bool {
+        self.pair(f).active.store(false, SeqCst);
+        self.try_activate(f)
+    }
+
+    /// Whether both endpoints may be allocated now.
+    #[inline]
+    pub(crate) fn endpoints_present(&self, f: Flow) -> bool {
+        self.present[f.src as usize].load(Relaxed) && self.present[f.dst as usize].load(Relaxed)
+    }
+
+    /// The endpoint leaves (fails or is drained): nothing is allocated to or from it; its
+    /// pending demand is kept and served again if it rejoins. Allocators drop its flows
+    /// lazily as they meet them.
+    pub fn leave(&self, e: u32) -> Result<(), DemandError> {
+        self.check_endpoint(e)?;
+        self.present[e as usize].store(false, SeqCst);
+        Ok(())
+    }
+
+    /// The endpoint is back: flows to and from it that still have demand are activated
+    /// and appended to `activated` for the allocator.
+    pub fn rejoin(&self, e: u32, activated: &mut Vec<Flow>) -> Result<(), DemandError> {
+        self.check_endpoint(e)?;
+        self.present[e as usize].store(true, SeqCst);
+        for o in 0..self.n as u32 {
+            if o != e {
+                for f in [Flow { src: e, dst: o }, Flow { src: o, dst: e }] {
+                    if self.try_activate(f) {
+                        activated.push(f);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// FCP re-synchronisation (§5.1, §5.3): the arbiter forgets what `e` requested as a
+    /// source; its next reports count from zero. Pending demand from `e` is dropped (the
+    /// endpoint re-reports its queues).
+    pub fn reset(&self, e: u32) -> Result<(), DemandError> {
+        self.check_endpoint(e)?;
+        for d in 0..self.n as u32 {
+            let p = self.pair(Flow { src: e, dst: d });
+            let a = p.allocated.load(SeqCst);
+            p.base.store(a, SeqCst);
+            p.requested.store(a, SeqCst);
+        }
+        Ok(())
+    }
+
+    fn check_endpoint(&self, e: u32) -> Result<(), DemandError> {
+        if (e as usize) < self.n {
+            Ok(())
+        } else {
+            Err(DemandError::UnknownEndpoint(e))
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! Fastpass arbiter algorithms (Perry et al., SIGCOMM 2014): timeslot allocation (§3)
+//! and path selection (§4), independent of the simulator.
+//!
+//! Everything here is sans-IO and driven by the caller's clock: the caller reports
+//! demand ([`Arbiter::request`], FCP aggregate counts) and asks for the allocation of a
+//! batch of timeslots ([`Arbiter::allocate`]); path selection colors one timeslot's
+//! matching ([`pathsel::TwoTier`]). No allocation happens in steady state: buffers grow
+//! to the largest size they have needed and are reused.
+
+pub mod alloc;
+pub mod demand;
+pub mod fabric;
+pub mod slots;
+
+pub use alloc::{Allocator, Arbiter, Batch, Mode, Policy};
+pub use demand::{DemandError, DemandTable, Flow};
+pub use fabric::Fabric;
+pub use slots::{Grant, MAX_WIDTH};
