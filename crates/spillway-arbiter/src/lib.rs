@@ -10,9 +10,11 @@
 pub mod alloc;
 pub mod demand;
 pub mod fabric;
+pub mod pathsel;
 pub mod slots;
 
 pub use alloc::{Allocator, Arbiter, Batch, Mode, Policy};
 pub use demand::{DemandError, DemandTable, Flow};
 pub use fabric::Fabric;
+pub use pathsel::{EdgeColoring, PathError, ThreeTier, TwoTier, VirtualCores};
 pub use slots::{Grant, MAX_WIDTH};

@@ -1,0 +1,464 @@
+//! Path selection by edge coloring (Fastpass §4).
+//!
+//! A timeslot's matching becomes a bipartite multigraph of source rack → destination
+//! rack; a proper edge coloring with one color per core switch (path) puts at most one
+//! packet on every rack–core link. The multigraph is padded with dummy edges to a
+//! D-regular graph (D = its largest degree, as the original does), then split:
+//! an Euler split halves an even-degree regular graph (§4: walk cycles, alternate edges);
+//! odd degree peels off one perfect matching first (Kuhn's augmenting paths; a regular
+//! bipartite multigraph always has one). Power-of-two degree needs only Euler splits;
+//! any degree is handled, and exactly D colors are used.
+//!
+//! The graph is held as a count matrix plus, during a split, one bitmask row per vertex
+//! for the odd-multiplicity edges: the walks are find-first-set on words (§4: "size-
+//! optimized bitmap-based data structure"). Racks per side are limited to 64 (one word).
+
+use crate::demand::Flow;
+
+/// Largest number of vertices on either side of the colored graph.
+pub const MAX_VERTICES: usize = 64;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathError {
+    /// A vertex has more edges than there are colors (paths): the allocator let more
+    /// packets in or out of a rack than its links carry.
+    DegreeExceedsColors { degree: u32, colors: u32 },
+    /// More than [`MAX_VERTICES`] vertices on a side, or an edge naming one outside.
+    BadVertex(u32),
+}
+
+impl std::fmt::Display for PathError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PathError::DegreeExceedsColors { degree, colors } => {
+                write!(
+                    f,
+                    "a rack has {degree} inter-rack packets but only {colors} paths"
+                )
+            }
+            PathError::BadVertex(v) => {
+                write!(f, "vertex {v} out of range (at most {MAX_VERTICES})")
+            }
+        }
+    }
+}
+impl std::error::Error for PathError {}
+
+/// Edge colorer with reusable buffers: no allocation once warmed up.
+#[derive(Default)]
+pub struct EdgeColoring {
+    n: usize,
+    /// Count matrices (n x n), reused across calls.
+    pool: Vec<Vec<u16>>,
+    /// Work stack: (matrix, its regular degree).
+    stack: Vec<(Vec<u16>, u32)>,
+    /// Perfect matchings found, `n` entries each: right vertex of each left vertex.
+    perms: Vec<u8>,
+    /// Per (left, right): colors still to hand out, as a linked list through `next`.
+    head: Vec<u16>,
+    next: Vec<u16>,
+    match_r: Vec<u8>,
+}
+
+const NONE: u16 = u16::MAX;
+
+impl EdgeColoring {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Color `edges` (left, right) of a bipartite multigraph with `n` vertices per side
+    /// using at most `colors` colors; `out[i]` is the color of `edges[i]`. Returns the
+    /// number of colors used (the largest degree).
+    pub fn color(
+        &mut self,
+        n: usize,
+        edges: &[(u32, u32)],
+        colors: u32,
+        out: &mut Vec<u32>,
+    ) -> Result<u32, PathError> {
+        if n > MAX_VERTICES {
+            return Err(PathError::BadVertex(n as u32));
+        }
+        self.n = n;
+        out.clear();
+        let mut m = self.take_matrix();
+        let (mut dl, mut dr) = ([0u32; MAX_VERTICES], [0u32; MAX_VERTICES]);
+        for &(l, r) in edges {
+            if l as usize >= n || r as usize >= n {
+                return Err(PathError::BadVertex(l.max(r)));
+            }
+            m[l as usize * n + r as usize] += 1;
+            dl[l as usize] += 1;
+            dr[r as usize] += 1;
+        }
+        let deg = dl.iter().chain(&dr).copied().max().unwrap_or(0);
+        if deg > colors {
+            self.pool.push(m);
+            return Err(PathError::DegreeExceedsColors {
+                degree: deg,
+                colors,
+            });
+        }
+        // Pad to a deg-regular multigraph with dummy edges (§7.3 footnote 4).
+        let (mut i, mut j) = (0, 0);
+        while i < n && j < n {
+            let (a, b) = (deg - dl[i], deg - dr[j]);
+            let x = a.min(b);
+            m[i * n + j] += x as u16;
+            dl[i] += x;
+            dr[j] += x;
+            if dl[i] == deg {
+                i += 1;
+            }
+            if dr[j] == deg {
+                j += 1;
+            }
+        }
+        self.perms.clear();
+        self.stack.push((m, deg));
+        while let Some((m, d)) = self.stack.pop() {
+            self.decompose(m, d);
+        }
+        // Hand each real edge a color whose matching contains it; dummies get the rest.
+        self.head.clear();
+        self.head.resize(n * n, NONE);
+        self.next.clear();
+        self.next.resize(deg as usize * n, NONE);
+        for c in 0..deg as usize {
+            for l in 0..n {
+                let r = self.perms[c * n + l] as usize;
+                self.next[c * n + l] = self.head[l * n + r];
+                self.head[l * n + r] = c as u16;
+            }
+        }
+        for &(l, r) in edges {
+            let h = &mut self.head[l as usize * n + r as usize];
+            let c = *h as usize;
+            debug_assert!(c != NONE as usize);
+            *h = self.next[c * n + l as usize];
+            out.push(c as u32);
+        }
+        Ok(deg)
+    }
+
+    fn take_matrix(&mut self) -> Vec<u16> {
+        let mut m = self.pool.pop().unwrap_or_default();
+        m.clear();
+        m.resize(self.n * self.n, 0);
+        m
+    }
+
+    /// Split a d-regular count matrix into perfect matchings, appended to `perms`.
+    fn decompose(&mut self, mut m: Vec<u16>, d: u32) {
+        let n = self.n;
+        if d == 0 {
+            self.pool.push(m);
+            return;
+        }
+        if d % 2 == 1 {
+            self.peel_matching(&mut m);
+            if d == 1 {
+                self.pool.push(m);
+                return;
+            }
+            return self.decompose(m, d - 1);
+        }
+        // Euler split: halve every multiplicity; the odd remainders form a graph where
+        // every vertex has even degree, whose cycles alternate between the halves.
+        let mut b = self.take_matrix();
+        let (mut odd_l, mut odd_r) = ([0u64; MAX_VERTICES], [0u64; MAX_VERTICES]);
+        for l in 0..n {
+            let row = &mut m[l * n..(l + 1) * n];
+            let brow = &mut b[l * n..(l + 1) * n];
+            let mut bits = 0u64;
+            for r in 0..n {
+                let x = row[r];
+                row[r] = x >> 1;
+                brow[r] = x >> 1;
+                bits |= ((x & 1) as u64) << r;
+            }
+            odd_l[l] = bits;
+            let mut bb = bits;
+            while bb != 0 {
+                let r = bb.trailing_zeros() as usize;
+                bb &= bb - 1;
+                odd_r[r] |= 1 << l;
+            }
+        }
+        for start in 0..n {
+            while odd_l[start] != 0 {
+                let mut l = start;
+                // Leaving a left vertex: edge to m; leaving a right vertex: edge to b.
+                while odd_l[l] != 0 {
+                    let r = odd_l[l].trailing_zeros() as usize;
+                    odd_l[l] &= !(1 << r);
+                    odd_r[r] &= !(1 << l);
+                    m[l * n + r] += 1;
+                    let l2 = odd_r[r].trailing_zeros() as usize;
+                    odd_r[r] &= !(1 << l2);
+                    odd_l[l2] &= !(1 << r);
+                    b[l2 * n + r] += 1;
+                    l = l2;
+                }
+            }
+        }
+        self.stack.push((b, d / 2));
+        self.stack.push((m, d / 2));
+    }
+
+    /// Remove one perfect matching from a regular count matrix (Kuhn's algorithm on
+    /// bitmask rows; exists by König's theorem).
+    fn peel_matching(&mut self, m: &mut [u16]) {
+        let n = self.n;
+        let mut adj = [0u64; MAX_VERTICES];
+        for l in 0..n {
+            for r in 0..n {
+                adj[l] |= ((m[l * n + r] > 0) as u64) << r;
+            }
+        }
+        self.match_r.clear();
+        self.match_r.resize(n, u8::MAX);
+        for l in 0..n {
+            // Cheap first try: a free neighbour.
+            let mut free = 0u64;
+            for r in 0..n {
+                free |= ((self.match_r[r] == u8::MAX) as u64) << r;
+            }
+            let f = adj[l] & free;
+            if f != 0 {
+                self.match_r[f.trailing_zeros() as usize] = l as u8;
+                continue;
+            }
+            let mut visited = 0u64;
+            let ok = augment(l, &adj, &mut self.match_r, &mut visited);
+            assert!(
+                ok,
+                "regular bipartite multigraph without a perfect matching"
+            );
+        }
+        let base = self.perms.len();
+        self.perms.resize(base + n, 0);
+        for r in 0..n {
+            let l = self.match_r[r] as usize;
+            self.perms[base + l] = r as u8;
+            m[l * n + r] -= 1;
+        }
+    }
+}
+
+fn augment(l: usize, adj: &[u64; MAX_VERTICES], match_r: &mut [u8], visited: &mut u64) -> bool {
+    let mut c = adj[l] & !*visited;
+    while c != 0 {
+        let r = c.trailing_zeros() as usize;
+        c &= c - 1;
+        *visited |= 1 << r;
+        let o = match_r[r];
+        if o == u8::MAX || augment(o as usize, adj, match_r, visited) {
+            match_r[r] = l as u8;
+            return true;
+        }
+    }
+    false
+}
+
+/// Core switches with heterogeneous link rates as virtual switches (§4): a core whose
+/// rack links carry `m` times the endpoint rate becomes `m` virtual cores; a color is a
+/// virtual core, and all of a core's virtual copies route through the physical one.
+#[derive(Clone, Debug)]
+pub struct VirtualCores {
+    phys: Vec<u32>,
+}
+
+impl VirtualCores {
+    /// `multiples[c]` = rack-link rate of core `c` / endpoint link rate.
+    pub fn new(multiples: &[u32]) -> Self {
+        let phys = multiples
+            .iter()
+            .enumerate()
+            .flat_map(|(c, &m)| std::iter::repeat_n(c as u32, m as usize))
+            .collect();
+        VirtualCores { phys }
+    }
+    /// Homogeneous: `cores` cores at the endpoint rate.
+    pub fn uniform(cores: u32) -> Self {
+        Self::new(&vec![1; cores as usize])
+    }
+    pub fn colors(&self) -> u32 {
+        self.phys.len() as u32
+    }
+    pub fn physical(&self, color: u32) -> u32 {
+        self.phys[color as usize]
+    }
+}
+
+/// Two-tier path selection: racks under core switches (§4, Fig. 5).
+pub struct TwoTier {
+    rack_of: Vec<u32>,
+    racks: usize,
+    cores: VirtualCores,
+    colorer: EdgeColoring,
+    edges: Vec<(u32, u32)>,
+    which: Vec<u32>,
+    colors: Vec<u32>,
+}
+
+impl TwoTier {
+    pub fn new(rack_of: Vec<u32>, cores: VirtualCores) -> Result<Self, PathError> {
+        let racks = rack_of.iter().max().map_or(0, |&r| r as usize + 1);
+        if racks > MAX_VERTICES {
+            return Err(PathError::BadVertex(racks as u32));
+        }
+        Ok(TwoTier {
+            rack_of,
+            racks,
+            cores,
+            colorer: EdgeColoring::new(),
+            edges: Vec::new(),
+            which: Vec::new(),
+            colors: Vec::new(),
+        })
+    }
+
+    /// Pick a core for every packet of one timeslot's matching: `out[i]` is the physical
+    /// core of `flows[i]`, or `None` if it stays inside its rack.
+    pub fn select(&mut self, flows: &[Flow], out: &mut Vec<Option<u32>>) -> Result<(), PathError> {
+        self.edges.clear();
+        self.which.clear();
+        out.clear();
+        for (i, f) in flows.iter().enumerate() {
+            let (rs, rd) = (self.rack_of[f.src as usize], self.rack_of[f.dst as usize]);
+            out.push(None);
+            if rs != rd {
+                self.edges.push((rs, rd));
+                self.which.push(i as u32);
+            }
+        }
+        self.colorer.color(
+            self.racks,
+            &self.edges,
+            self.cores.colors(),
+            &mut self.colors,
+        )?;
+        for (k, &i) in self.which.iter().enumerate() {
+            out[i as usize] = Some(self.cores.physical(self.colors[k]));
+        }
+        Ok(())
+    }
+}
+
+/// A three-tier path: aggregation plane (switch index within the pod) and, for traffic
+/// between pods, the core within that plane's group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Path3 {
+    pub agg: u32,
+    pub core: Option<u32>,
+}
+
+/// Three-tier hierarchical assignment (§4, [21 §IV]): the ToR graph's coloring picks the
+/// aggregation switch, then for each aggregation plane the graph of pods picks the core.
+/// Racks `0..racks_per_pod` form pod 0, and so on; every ToR links to one aggregation
+/// switch per plane, every aggregation switch of plane `a` to the plane's cores.
+pub struct ThreeTier {
+    rack_of: Vec<u32>,
+    racks_per_pod: u32,
+    pods: usize,
+    racks: usize,
+    aggs: VirtualCores,
+    cores: VirtualCores,
+    colorer: EdgeColoring,
+    edges: Vec<(u32, u32)>,
+    which: Vec<u32>,
+    colors: Vec<u32>,
+    plane_edges: Vec<(u32, u32)>,
+    plane_which: Vec<u32>,
+    plane_colors: Vec<u32>,
+}
+
+impl ThreeTier {
+    pub fn new(
+        rack_of: Vec<u32>,
+        racks_per_pod: u32,
+        aggs: VirtualCores,
+        cores: VirtualCores,
+    ) -> Result<Self, PathError> {
+        let racks = rack_of.iter().max().map_or(0, |&r| r as usize + 1);
+        let pods = racks.div_ceil(racks_per_pod.max(1) as usize);
+        if racks > MAX_VERTICES || pods > MAX_VERTICES {
+            return Err(PathError::BadVertex(racks as u32));
+        }
+        Ok(ThreeTier {
+            rack_of,
+            racks_per_pod: racks_per_pod.max(1),
+            pods,
+            racks,
+            aggs,
+            cores,
+            colorer: EdgeColoring::new(),
+            edges: Vec::new(),
+            which: Vec::new(),
+            colors: Vec::new(),
+            plane_edges: Vec::new(),
+            plane_which: Vec::new(),
+            plane_colors: Vec::new(),
+        })
+    }
+
+    pub fn select(
+        &mut self,
+        flows: &[Flow],
+        out: &mut Vec<Option<Path3>>,
+    ) -> Result<(), PathError> {
+        self.edges.clear();
+        self.which.clear();
+        out.clear();
+        for (i, f) in flows.iter().enumerate() {
+            let (rs, rd) = (self.rack_of[f.src as usize], self.rack_of[f.dst as usize]);
+            out.push(None);
+            if rs != rd {
+                self.edges.push((rs, rd));
+                self.which.push(i as u32);
+            }
+        }
+        // Tier 1: ToR graph -> aggregation switch (virtual colors -> physical agg).
+        self.colorer.color(
+            self.racks,
+            &self.edges,
+            self.aggs.colors(),
+            &mut self.colors,
+        )?;
+        for (k, &i) in self.which.iter().enumerate() {
+            out[i as usize] = Some(Path3 {
+                agg: self.colors[k],
+                core: None,
+            });
+        }
+        // Tier 2: per virtual aggregation plane, the pod graph -> core.
+        let rpp = self.racks_per_pod;
+        for plane in 0..self.aggs.colors() {
+            self.plane_edges.clear();
+            self.plane_which.clear();
+            for (k, &(rs, rd)) in self.edges.iter().enumerate() {
+                if self.colors[k] == plane && rs / rpp != rd / rpp {
+                    self.plane_edges.push((rs / rpp, rd / rpp));
+                    self.plane_which.push(self.which[k]);
+                }
+            }
+            self.colorer.color(
+                self.pods,
+                &self.plane_edges,
+                self.cores.colors(),
+                &mut self.plane_colors,
+            )?;
+            for (k, &i) in self.plane_which.iter().enumerate() {
+                if let Some(p) = out[i as usize].as_mut() {
+                    p.core = Some(self.cores.physical(self.plane_colors[k]));
+                }
+            }
+        }
+        for p in out.iter_mut().flatten() {
+            p.agg = self.aggs.physical(p.agg);
+        }
+        Ok(())
+    }
+}
