@@ -7,14 +7,19 @@
 //! - [`topology`], [`network`]: graphs, ports with priority queues, routes
 //! - [`transport`]: sans-IO TCP (NewReno + SACK) with a congestion-control hook
 //! - [`workload`]: flow generators (incast, Poisson, queries, traces) and CDFs
+//! - [`discipline`], [`marking`], [`overflow`]: switch-port mechanisms (pFabric queue,
+//!   CoDel marking, FastLane notifications, Source Quench)
 //! - [`queue`]: the event queue (a calendar queue)
 //! - [`sim`]: the event loop that moves packets between them
 //! - [`metrics`]: ideal FCT and the records we emit
 //! - [`bench`]: the standard benchmark scenarios
 
 pub mod bench;
+pub mod discipline;
+pub mod marking;
 pub mod metrics;
 pub mod network;
+pub mod overflow;
 pub mod queue;
 pub mod rng;
 pub mod scenario;

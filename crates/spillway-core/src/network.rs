@@ -4,6 +4,9 @@
 //! buffer shared by 8 strict-priority classes (class 0 highest) with tail drop; routes
 //! hold, per switch and destination host, the set of equal-cost egress ports.
 
+use crate::discipline::pfabric::{Entry, PFabricQueue};
+use crate::marking::codel::Codel;
+use crate::overflow::fastlane::NotifQueue;
 use crate::topology::Topology;
 use crate::units::Ps;
 use std::collections::VecDeque;
@@ -16,6 +19,14 @@ pub const MAX_SACK: usize = 3;
 pub enum PktKind {
     Data,
     Ack,
+    /// Header-only probe (pFabric §4.3 probe mode, FastLane §3.4.2), echoed by the
+    /// destination's NIC as a `ProbeAck`.
+    Probe,
+    ProbeAck,
+    /// FastLane drop notification (FastLane §3.2), addressed to the dropped packet's source.
+    Notify,
+    /// ICMP Source Quench (FastLane §2.2.1).
+    Quench,
 }
 
 #[derive(Debug, Clone)]
@@ -40,6 +51,60 @@ pub struct Packet {
     pub sack: [(u64, u64); MAX_SACK],
     /// Fixed per flow: the 5-tuple hash ECMP uses.
     pub hash: u64,
+    /// pFabric priority: lower is more urgent (remaining bytes); 0 for ACKs.
+    pub prio: u64,
+    /// FastLane timeout-epoch option (§3.4.1): the sender's timeouts so far.
+    pub epoch: u16,
+    /// ECN: ECN-capable transport; congestion experienced; (ACK) echo of CE.
+    pub ect: bool,
+    pub ce: bool,
+    pub ece: bool,
+    /// Notify / Quench: the kind of the packet it reports.
+    pub orig: PktKind,
+    /// ACK: FastLane's multipath option, out-of-order bytes held above `seq` (§3.4.1).
+    pub ooo: u64,
+    /// When it joined its current queue (CoDel's sojourn time).
+    pub enq: Ps,
+}
+
+impl Packet {
+    /// A packet of `kind` with every option field at its neutral value.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        kind: PktKind,
+        flow_slot: u32,
+        flow_id: u64,
+        src: u32,
+        dst: u32,
+        class: u8,
+        wire: u32,
+        hash: u64,
+    ) -> Packet {
+        Packet {
+            flow_slot,
+            flow_id,
+            src,
+            dst,
+            kind,
+            class,
+            retx: false,
+            nsack: 0,
+            wire,
+            len: 0,
+            seq: 0,
+            ts: 0,
+            sack: [(0, 0); MAX_SACK],
+            hash,
+            prio: 0,
+            epoch: 0,
+            ect: false,
+            ce: false,
+            ece: false,
+            orig: kind,
+            ooo: 0,
+            enq: 0,
+        }
+    }
 }
 
 /// What forwarding and queueing read at every hop, kept apart from the rest of the
@@ -102,6 +167,24 @@ impl Arena {
     pub fn get(&self, i: u32) -> &Packet {
         &self.cold[i as usize]
     }
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut Packet {
+        &mut self.cold[i as usize]
+    }
+    /// Rewrites packet i as `p` (FastLane turns a victim into a notification in place).
+    pub fn replace(&mut self, i: u32, p: Packet) {
+        let next = self.hot[i as usize].next;
+        self.hot[i as usize] = Hot {
+            dst: p.dst,
+            flow_slot: p.flow_slot,
+            hash: p.hash as u32,
+            next,
+            wire: p.wire as u16,
+            class: p.class,
+            kind: p.kind,
+        };
+        self.cold[i as usize] = p;
+    }
     pub fn live(&self) -> usize {
         self.cold.len() - self.free.len()
     }
@@ -119,12 +202,16 @@ pub struct PortStats {
     /// ∫ occupancy dt, in byte·ps, for the time average.
     pub area: u128,
     pub last_change: Ps,
+    /// Packets CE-marked (or quenched) by the port's marker.
+    pub marked: u64,
 }
 
 /// An egress port: 8 strict-priority FIFOs sharing `capacity` bytes, tail drop.
 /// The FIFOs are intrusive lists through the packets' hot headers.
 pub struct Port {
     pub peer: u32,
+    /// This link's port index at the peer (where a packet sent here arrives).
+    pub peer_port: u16,
     pub rate: u64,
     /// Exact picoseconds per byte at this rate, or 0 when not a whole number.
     ps_per_byte: u64,
@@ -136,11 +223,19 @@ pub struct Port {
     nonempty: u8,
     pub busy_until: Ps,
     pub wake_pending: bool,
+    /// When the pending wake-up is due (an earlier, superseded one is ignored).
+    pub wake_at: Ps,
     pub stats: PortStats,
+    /// `switch.queue = "pfabric"`: replaces the 8 FIFOs.
+    pub pfabric: Option<Box<PFabricQueue>>,
+    /// FastLane's notification queue (`switch.overflow = "fastlane"`).
+    pub notif: Option<Box<NotifQueue>>,
+    /// CoDel marking (`switch.ecn = "codel"`).
+    pub codel: Option<Box<Codel>>,
 }
 
 impl Port {
-    fn new(peer: u32, rate: u64, delay: Ps, capacity: u64) -> Port {
+    fn new(peer: u32, peer_port: u16, rate: u64, delay: Ps, capacity: u64) -> Port {
         let ps_per_byte = if (8 * crate::units::PS_PER_S).is_multiple_of(rate) {
             8 * crate::units::PS_PER_S / rate
         } else {
@@ -148,6 +243,7 @@ impl Port {
         };
         Port {
             peer,
+            peer_port,
             rate,
             ps_per_byte,
             delay,
@@ -158,7 +254,11 @@ impl Port {
             nonempty: 0,
             busy_until: 0,
             wake_pending: false,
+            wake_at: 0,
             stats: PortStats::default(),
+            pfabric: None,
+            notif: None,
+            codel: None,
         }
     }
 
@@ -205,9 +305,30 @@ impl Port {
         true
     }
 
-    /// The head of the highest-priority non-empty class.
+    /// pFabric admission: evicts lower-priority packets into `evicted` as needed;
+    /// false (and a counted drop) when the arriving packet is itself the victim.
+    pub fn enqueue_pfabric(&mut self, now: Ps, e: Entry, evicted: &mut Vec<Entry>) -> bool {
+        self.account(now);
+        let q = self.pfabric.as_mut().expect("a pFabric port");
+        let n = evicted.len();
+        if !q.enqueue(e, &mut self.bytes, self.capacity, evicted) {
+            self.stats.dropped += 1;
+            return false;
+        }
+        self.stats.dropped += (evicted.len() - n) as u64;
+        self.stats.enqueued += 1;
+        self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
+        true
+    }
+
+    /// The head of the highest-priority non-empty class (pFabric: its own choice).
     #[inline]
     pub fn dequeue(&mut self, now: Ps, hot: &[Hot]) -> Option<u32> {
+        if self.pfabric.is_some() {
+            self.account(now);
+            let q = self.pfabric.as_mut().unwrap();
+            return q.dequeue(&mut self.bytes).map(|e| e.pkt);
+        }
         if self.nonempty == 0 {
             return None;
         }
@@ -223,9 +344,16 @@ impl Port {
         Some(pkt)
     }
 
+    /// No data waiting (notifications aside).
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.nonempty == 0
+        self.nonempty == 0 && self.pfabric.as_ref().is_none_or(|q| q.is_empty())
+    }
+
+    /// Nothing at all to send: no data and no notification.
+    #[inline]
+    pub fn is_idle(&self) -> bool {
+        self.is_empty() && self.notif.as_ref().is_none_or(|n| n.is_empty())
     }
 
     pub fn mean_bytes(&self, now: Ps) -> f64 {
@@ -274,12 +402,14 @@ impl Network {
             }
         };
         for l in &topo.links {
+            let ia = nodes[l.a as usize].ports.len() as u16;
+            let ib = nodes[l.b as usize].ports.len() as u16;
             nodes[l.a as usize]
                 .ports
-                .push(Port::new(l.b, l.rate, l.delay, cap(l.a)));
+                .push(Port::new(l.b, ib, l.rate, l.delay, cap(l.a)));
             nodes[l.b as usize]
                 .ports
-                .push(Port::new(l.a, l.rate, l.delay, cap(l.b)));
+                .push(Port::new(l.a, ia, l.rate, l.delay, cap(l.b)));
         }
         for (h, node) in nodes.iter().enumerate().take(topo.hosts as usize) {
             if node.ports.len() != 1 {

@@ -5,6 +5,11 @@
 //! (every applicable key with its effective value) and the reference page
 //! (`docs/reference.md`) are both generated from the same table.
 
+use crate::marking::codel::CodelConfig;
+use crate::metrics::wire_bytes;
+use crate::overflow::fastlane::FastLaneConfig;
+use crate::overflow::Overflow;
+use crate::transport::pfabric::PriorityMode;
 use crate::units::{self, Ps};
 use crate::workload::cdf::Cdf;
 use std::fmt;
@@ -89,6 +94,13 @@ pub struct KeyDef {
 
 const LEAF_SPINE_KINDS: &[&str] = &["leaf_spine", "pfabric144", "detail96"];
 const QUERY_KINDS: &[&str] = &["request_response", "partition_aggregate"];
+const REQUEST_KINDS: &[&str] = &["request_response", "partition_aggregate", "short_long"];
+const LOAD_KINDS: &[&str] = &[
+    "poisson",
+    "request_response",
+    "partition_aggregate",
+    "short_long",
+];
 
 macro_rules! key {
     ($path:expr, $ty:expr, $default:expr, $kinds:expr, $doc:expr) => {
@@ -123,9 +135,27 @@ pub const KEYS: &[KeyDef] = &[
         "Ethernet bytes per frame beyond the IP packet: 14 header + 4 FCS + 8 preamble/SFD + 12 inter-frame gap. \
          Frames are padded to the 64 B Ethernet minimum before the preamble and gap are added."),
     key!("switch.buffer", Ty::Size, "128KB", &[], "Buffer per egress port, shared by its 8 priority classes."),
-    key!("switch.queue", Ty::Choice(&["droptail"]), "droptail", &[],
-        "Queue discipline: `droptail` = 8 strict-priority classes (0 highest) sharing the port buffer, tail drop."),
-    key!("switch.overflow", Ty::Choice(&["drop"]), "drop", &[], "What happens to a packet that does not fit: `drop`."),
+    key!("switch.queue", Ty::Choice(&["droptail", "pfabric"]), "droptail", &[],
+        "Queue discipline: `droptail` = 8 strict-priority classes (0 highest) sharing the port buffer, tail drop; \
+         `pfabric` = serve the earliest packet of the flow owning the most urgent packet, and on overflow drop \
+         the least urgent packet (pFabric §4.2), by (class, transport priority)."),
+    key!("switch.overflow", Ty::Choice(&["drop", "fastlane", "source_quench"]), "drop", &[],
+        "What a port does with a packet it cannot keep: `drop`; `fastlane` = turn it into a 64 B drop notification \
+         sent back to its source at top priority within the `fastlane_*` caps (FastLane §3); `source_quench` = drop, \
+         and quench the source whenever CoDel marks (needs `ecn = \"codel\"`; FastLane §2.2.1)."),
+    key!("switch.fastlane_bandwidth", Ty::Float, "0.01", &[],
+        "FastLane: the largest fraction of a link's rate its notifications may take (FastLane §3.3.1: 1%)."),
+    key!("switch.fastlane_buffer", Ty::Size, "", &[],
+        "FastLane: notification buffer per port; defaults to 2.5% of `switch.buffer` (FastLane §3.3.2: 3.2 KB of 128 KB)."),
+    key!("switch.fastlane_strict", Ty::Bool, "false", &[],
+        "FastLane: forbid notifications from exceeding the bandwidth cap even on an idle link (§5.1.3). \
+         `false`: work conserving, notifications and data use each other's idle capacity."),
+    key!("switch.ecn", Ty::Choice(&["off", "codel"]), "off", &[],
+        "ECN marking at every switch port: `codel` marks by CoDel's sojourn-time law (RFC 8289) instead of dropping."),
+    key!("switch.codel_target", Ty::Time, "10us", &[],
+        "CoDel target sojourn time (datacenter scale: ~one BDP of queue at 10 Gbps)."),
+    key!("switch.codel_interval", Ty::Time, "100us", &[],
+        "CoDel interval (datacenter scale: spans the RTT of a full 128 KB port at 10 Gbps)."),
     key!("switch.forwarding", Ty::Choice(&["ecmp", "spray"]), "ecmp", &[],
         "`ecmp`: hash of the flow's 5-tuple picks one of the equal-cost next hops (a flow keeps its path); \
          `spray`: a random equal-cost next hop per packet."),
@@ -139,10 +169,15 @@ pub const KEYS: &[KeyDef] = &[
         "Server processing model (FastLane §4.2.1): packets processed at once by a receiving host."),
     key!("host.proc_time", Ty::Time, "0us", &[],
         "Processing time per received packet; `0us` turns the server model off. FastLane uses 5us with 16 in parallel."),
-    key!("transport.kind", Ty::Choice(&["tcp"]), "tcp", &[], "Transport: `tcp` = NewReno with SACK (RFC 6582, 2018, 6675)."),
+    key!("transport.kind", Ty::Choice(&["tcp", "pfabric"]), "tcp", &[],
+        "Transport: `tcp` = NewReno with SACK (RFC 6582, 2018, 6675); `pfabric` = pFabric's minimal rate control \
+         (initial window one BDP, fixed small timeout, no fast retransmit, slow start after a timeout, probe mode)."),
     key!("transport.mss", Ty::Int, "1460", &[], "Payload bytes per full segment (at most 9000: jumbo frames)."),
     key!("transport.header_bytes", Ty::Int, "40", &[], "TCP/IP header bytes per packet (20 IP + 20 TCP)."),
-    key!("transport.init_cwnd", Ty::Int, "10", &[], "Initial congestion window, in segments."),
+    key!("transport.init_cwnd", Ty::Int, "10", &[],
+        "Initial congestion window, in segments. `pfabric` defaults to one BDP of the longest path (base RTT x host link rate)."),
+    key!("transport.max_cwnd", Ty::IntOrOff, "off", &[],
+        "Largest congestion window, in segments. `pfabric` defaults to twice `init_cwnd` (2 x BDP, Turbo §5)."),
     key!("transport.rwnd", Ty::Size, "1MB", &[], "Receive window: the most unacknowledged bytes a sender may have out."),
     key!("transport.rto_min", Ty::Time, "1ms", &[], "Lower bound of the retransmission timeout (RFC 6298)."),
     key!("transport.rto_init", Ty::Time, "", &[], "Timeout before the first RTT sample; defaults to `rto_min`."),
@@ -155,9 +190,21 @@ pub const KEYS: &[KeyDef] = &[
         "Resend a retransmission as soon as data sent after it is SACKed (`dupack_threshold` \
          transmissions later), as Linux does (tcp_mark_lost_retrans, RACK); `false`: RFC 6675 alone, \
          where a lost retransmission waits for the timeout."),
+    key!("transport.ecn", Ty::Bool, "true", &[],
+        "ECN-capable: data is sent ECT and the window halves at most once per window on an ECN echo or a Source \
+         Quench (RFC 3168), never retransmitting for it."),
+    key!("transport.ooo_option", Ty::Bool, "false", &[],
+        "FastLane multipath option (§3.4.1): ACKs carry the out-of-order bytes above the cumulative ACK and the \
+         sender inflates its window by them (new ACK: the value; duplicate: the max of it and the current inflation)."),
+    key!("transport.priority", Ty::Choice(&["remaining", "flow_size"]), "remaining", &["pfabric"],
+        "pFabric packet priority: `remaining` = unacknowledged bytes of the flow; `flow_size` = the flow's total size \
+         (FastLane §4.2.2, for request/response)."),
+    key!("transport.probe_after", Ty::IntOrOff, "5", &["pfabric"],
+        "pFabric probe mode: after this many consecutive timeouts, send a header-only probe and resend only once it \
+         is answered."),
     key!("transport.data_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of data packets."),
     key!("transport.ack_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of ACKs."),
-    key!("workload.kind", Ty::Choice(&["incast", "poisson", "request_response", "partition_aggregate", "trace"]), "incast", &[],
+    key!("workload.kind", Ty::Choice(&["incast", "poisson", "request_response", "partition_aggregate", "short_long", "trace"]), "incast", &[],
         "Traffic pattern; see the per-kind keys below."),
     key!("workload.pattern", Ty::Choice(&["many_to_one", "all_to_all"]), "many_to_one", &["incast"],
         "`many_to_one`: `senders` flows of `size` to `receiver`. `all_to_all` (DeTail §6.3): in every round each \
@@ -173,7 +220,7 @@ pub const KEYS: &[KeyDef] = &[
     key!("workload.jitter", Ty::Time, "0us", &["incast"],
         "Each sender starts at the round's start plus a uniform random delay in [0, jitter); \
          `0us` starts all senders at the same instant."),
-    key!("workload.load", Ty::Float, "0.5", &["poisson", "request_response", "partition_aggregate"],
+    key!("workload.load", Ty::Float, "0.5", LOAD_KINDS,
         "Offered load in (0, 1]: the fraction of the summed host link capacity that the flows' payload bytes \
          would use, λ = load · hosts · link_rate / (8 · mean size)."),
     key!("workload.cdf", Ty::Text, "", &["poisson", "request_response", "partition_aggregate"],
@@ -182,12 +229,17 @@ pub const KEYS: &[KeyDef] = &[
     key!("workload.sources", Ty::HostList, "", &["poisson"], "Hosts that send; default all."),
     key!("workload.destinations", Ty::HostList, "", &["poisson"], "Hosts that receive; default all (never the source itself)."),
     key!("workload.max_flows", Ty::IntOrOff, "off", &["poisson"], "Stop generating after this many flows; `off` = until `run.duration`."),
-    key!("workload.queries", Ty::IntOrOff, "off", QUERY_KINDS, "Stop generating after this many queries; `off` = until `run.duration`."),
+    key!("workload.queries", Ty::IntOrOff, "off", REQUEST_KINDS, "Stop generating after this many queries; `off` = until `run.duration`."),
+    key!("workload.short_fraction", Ty::Float, "0.1", &["short_long"],
+        "short_long (FastLane §5): share of the load from short queries. A short query picks a response size from \
+         {2, 4, 8, 16, 32} KB and a total from {32, 64, 96, 128, 160} KB (each uniform) and asks total/size distinct \
+         workers in parallel; a long request asks one random worker for `long_size` (all-to-all)."),
+    key!("workload.long_size", Ty::Size, "1MB", &["short_long"], "short_long: response size of a long request."),
     key!("workload.fanout", Ty::Int, "8", &["partition_aggregate"], "Workers asked per query (distinct, never the requester)."),
-    key!("workload.request_size", Ty::Size, "10B", QUERY_KINDS, "Request flow size."),
+    key!("workload.request_size", Ty::Size, "10B", REQUEST_KINDS, "Request flow size."),
     key!("workload.response_size", Ty::Size, "16KB", QUERY_KINDS, "Response flow size per worker (when no `cdf`)."),
-    key!("workload.clients", Ty::HostList, "", QUERY_KINDS, "Hosts that issue queries; default all."),
-    key!("workload.workers", Ty::HostList, "", QUERY_KINDS, "Hosts that answer; default all."),
+    key!("workload.clients", Ty::HostList, "", REQUEST_KINDS, "Hosts that issue queries; default all."),
+    key!("workload.workers", Ty::HostList, "", REQUEST_KINDS, "Hosts that answer; default all."),
     key!("workload.flows", Ty::Flows, "", &["trace"], "Inline flows: `[[workload.flows]]` with `src`, `dst`, `size`, `start` (time)."),
     key!("workload.file", Ty::Text, "", &["trace"], "CSV of flows with header `src,dst,size_bytes,start_us`."),
     key!("run.seed", Ty::Int, "1", &[], "Run seed; each component draws from its own stream derived from (seed, component)."),
@@ -211,6 +263,9 @@ const KIND_DEFAULTS: &[(&str, &str, &str)] = &[
     ("detail96", "topology.link_rate", "1Gbps"),
     ("detail96", "topology.fabric_rate", "1Gbps"),
     ("poisson", "workload.cdf", "websearch"),
+    // pFabric (FastLane §5: 250 us timeouts; pFabric §4.3: no fast retransmit).
+    ("pfabric", "transport.rto_min", "250us"),
+    ("pfabric", "transport.dupack_threshold", "off"),
 ];
 
 fn keydef(path: &str) -> &'static KeyDef {
@@ -271,10 +326,21 @@ pub enum Forwarding {
     Spray,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueKind {
+    DropTail,
+    PFabric,
+}
+
 #[derive(Debug, Clone)]
 pub struct SwitchSpec {
     pub buffer: u64,
     pub forwarding: Forwarding,
+    pub queue: QueueKind,
+    pub overflow: Overflow,
+    pub fastlane: FastLaneConfig,
+    /// CoDel marking, when `switch.ecn = "codel"`.
+    pub codel: Option<CodelConfig>,
 }
 
 #[derive(Debug, Clone)]
@@ -285,8 +351,15 @@ pub struct HostSpec {
     pub proc_time: Ps,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportKind {
+    Tcp,
+    PFabric,
+}
+
 #[derive(Debug, Clone)]
 pub struct TransportSpec {
+    pub kind: TransportKind,
     pub mss: u32,
     pub header_bytes: u32,
     pub init_cwnd: u32,
@@ -299,6 +372,11 @@ pub struct TransportSpec {
     pub lost_retransmit: bool,
     pub data_class: u8,
     pub ack_class: u8,
+    pub max_cwnd: Option<u32>,
+    pub ecn: bool,
+    pub ooo_option: bool,
+    pub priority: PriorityMode,
+    pub probe_after: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -333,6 +411,15 @@ pub enum WorkloadSpec {
         fanout: u32,
         request_size: u64,
         response: ResponseSize,
+        clients: Vec<u32>,
+        workers: Vec<u32>,
+    },
+    ShortLong {
+        load: f64,
+        short_fraction: f64,
+        long_size: u64,
+        request_size: u64,
+        queries: Option<u64>,
         clients: Vec<u32>,
         workers: Vec<u32>,
     },
@@ -396,15 +483,7 @@ impl Scenario {
         let mut r = Reader::new(table, base_dir)?;
         let topology = read_topology(&mut r)?;
         let hosts = topology.shape.host_count();
-        let switch = SwitchSpec {
-            buffer: r.size("switch.buffer")?,
-            forwarding: match r.choice("switch.forwarding")? {
-                "spray" => Forwarding::Spray,
-                _ => Forwarding::Ecmp,
-            },
-        };
-        r.choice("switch.queue")?;
-        r.choice("switch.overflow")?;
+        let switch = read_switch(&mut r)?;
         if switch.buffer < 1600 {
             return Err(r.err(
                 "switch.buffer",
@@ -417,7 +496,7 @@ impl Scenario {
             proc_parallel: r.uint("host.proc_parallel", 1, 1 << 20)? as u32,
             proc_time: r.time("host.proc_time")?,
         };
-        let transport = read_transport(&mut r)?;
+        let transport = read_transport(&mut r, &topology)?;
         let workload = read_workload(&mut r, hosts)?;
         let run = RunSpec {
             seed: r.uint("run.seed", 0, u64::MAX)?,
@@ -515,8 +594,107 @@ fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioError> {
     })
 }
 
-fn read_transport(r: &mut Reader) -> Result<TransportSpec, ScenarioError> {
-    r.choice("transport.kind")?;
+fn read_switch(r: &mut Reader) -> Result<SwitchSpec, ScenarioError> {
+    let buffer = r.size("switch.buffer")?;
+    let forwarding = match r.choice("switch.forwarding")? {
+        "spray" => Forwarding::Spray,
+        _ => Forwarding::Ecmp,
+    };
+    let queue = match r.choice("switch.queue")? {
+        "pfabric" => QueueKind::PFabric,
+        _ => QueueKind::DropTail,
+    };
+    let overflow = match r.choice("switch.overflow")? {
+        "fastlane" => Overflow::FastLane,
+        "source_quench" => Overflow::SourceQuench,
+        _ => Overflow::Drop,
+    };
+    let codel = match r.choice("switch.ecn")? {
+        "codel" => {
+            let target = r.time("switch.codel_target")?;
+            let interval = r.time("switch.codel_interval")?;
+            if interval == 0 || target == 0 {
+                return Err(r.err(
+                    "switch.codel_interval",
+                    "CoDel's target and interval must be positive",
+                ));
+            }
+            Some(CodelConfig {
+                target,
+                interval,
+                mtu_bytes: 1538,
+            })
+        }
+        _ => None,
+    };
+    if overflow == Overflow::SourceQuench && codel.is_none() {
+        return Err(r.err(
+            "switch.overflow",
+            "source_quench sends quenches when CoDel marks: set switch.ecn = \"codel\"",
+        ));
+    }
+    let bandwidth = r.float_in("switch.fastlane_bandwidth", 0.0, 1.0)?;
+    // §3.3.2: 2.5% of the port buffer (3.2 KB of 128 KB).
+    let fl_buffer = r
+        .opt_size("switch.fastlane_buffer")?
+        .unwrap_or(buffer * 25 / 1000);
+    r.record(
+        "switch.fastlane_buffer",
+        Value::String(units::format_size(fl_buffer)),
+    );
+    let strict = r.bool("switch.fastlane_strict")?;
+    if overflow == Overflow::FastLane && fl_buffer < 64 {
+        return Err(r.err(
+            "switch.fastlane_buffer",
+            "must hold at least one 64 B notification",
+        ));
+    }
+    Ok(SwitchSpec {
+        buffer,
+        forwarding,
+        queue,
+        overflow,
+        fastlane: FastLaneConfig {
+            bandwidth_ppm: (bandwidth * 1e6).round() as u64,
+            buffer: fl_buffer,
+            strict,
+        },
+        codel,
+    })
+}
+
+/// One BDP of the longest host-to-host path, in segments: the base RTT (a full data
+/// packet out and an ACK back, store-and-forward, no queueing) times the host link rate.
+fn bdp_segments(t: &TopologySpec, mss: u32, header: u32) -> u32 {
+    let (lr, ld, fr, fd) = (t.link_rate, t.link_delay, t.fabric_rate, t.fabric_delay);
+    let fabric_hops = match t.shape {
+        Shape::Star { .. } => 0,
+        Shape::Dumbbell { .. } => 1,
+        Shape::LeafSpine { racks, .. } => {
+            if racks > 1 {
+                2
+            } else {
+                0
+            }
+        }
+        Shape::FatTree { .. } => 4,
+    };
+    let data = wire_bytes(mss + header, t.framing_bytes) as u64;
+    let ack = wire_bytes(header, t.framing_bytes) as u64;
+    let one_way = |bytes: u64| {
+        2 * (units::serialization_ps(bytes, lr) + ld)
+            + fabric_hops * (units::serialization_ps(bytes, fr) + fd)
+    };
+    let rtt = one_way(data) + one_way(ack);
+    let bdp_bytes = (lr as u128 * rtt as u128 / (8 * units::PS_PER_S as u128)) as u64;
+    bdp_bytes.div_ceil(mss as u64).max(1) as u32
+}
+
+fn read_transport(r: &mut Reader, topo: &TopologySpec) -> Result<TransportSpec, ScenarioError> {
+    let kind = match r.choice("transport.kind")? {
+        "pfabric" => TransportKind::PFabric,
+        _ => TransportKind::Tcp,
+    };
     let mss = r.uint("transport.mss", 64, 9_000)? as u32;
     let rto_min = r.time("transport.rto_min")?;
     if rto_min == 0 {
@@ -538,10 +716,46 @@ fn read_transport(r: &mut Reader) -> Result<TransportSpec, ScenarioError> {
             "must hold at least one segment (transport.mss)",
         ));
     }
+    let header_bytes = r.uint("transport.header_bytes", 0, 1000)? as u32;
+    let init_cwnd = if kind == TransportKind::PFabric && r.raw("transport.init_cwnd").is_none() {
+        // pFabric §4.3: start at line rate.
+        let w = bdp_segments(topo, mss, header_bytes);
+        r.record("transport.init_cwnd", Value::Integer(w as i64));
+        w
+    } else {
+        r.uint("transport.init_cwnd", 1, 1 << 20)? as u32
+    };
+    let max_cwnd = match r.opt_uint("transport.max_cwnd", 1)? {
+        Some(m) => {
+            if m < init_cwnd as u64 {
+                return Err(r.err(
+                    "transport.max_cwnd",
+                    "must not be below transport.init_cwnd",
+                ));
+            }
+            Some(m.min(u32::MAX as u64) as u32)
+        }
+        None if kind == TransportKind::PFabric && r.raw("transport.max_cwnd").is_none() => {
+            let m = 2 * init_cwnd;
+            r.record("transport.max_cwnd", Value::Integer(m as i64));
+            Some(m)
+        }
+        None => None,
+    };
+    let (priority, probe_after) = if kind == TransportKind::PFabric {
+        let p = match r.choice("transport.priority")? {
+            "flow_size" => PriorityMode::FlowSize,
+            _ => PriorityMode::Remaining,
+        };
+        (p, r.opt_uint("transport.probe_after", 1)?.map(|v| v as u32))
+    } else {
+        (PriorityMode::Remaining, None)
+    };
     Ok(TransportSpec {
+        kind,
         mss,
-        header_bytes: r.uint("transport.header_bytes", 0, 1000)? as u32,
-        init_cwnd: r.uint("transport.init_cwnd", 1, 1 << 20)? as u32,
+        header_bytes,
+        init_cwnd,
         rwnd,
         rto_min,
         rto_init,
@@ -553,6 +767,11 @@ fn read_transport(r: &mut Reader) -> Result<TransportSpec, ScenarioError> {
         lost_retransmit: r.bool("transport.lost_retransmit")?,
         data_class: r.uint("transport.data_class", 0, 7)? as u8,
         ack_class: r.uint("transport.ack_class", 0, 7)? as u8,
+        max_cwnd,
+        ecn: r.bool("transport.ecn")?,
+        ooo_option: r.bool("transport.ooo_option")?,
+        priority,
+        probe_after,
     })
 }
 
@@ -642,6 +861,40 @@ fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, ScenarioErr
                 fanout,
                 request_size,
                 response,
+                clients,
+                workers,
+            }
+        }
+        "short_long" => {
+            let load = r.load()?;
+            let short_fraction = r.float_in("workload.short_fraction", -1.0, 1.0)?;
+            let clients = r.hosts("workload.clients", hosts)?;
+            let workers = r.hosts("workload.workers", hosts)?;
+            // The widest short query asks 160 KB / 2 KB = 80 distinct workers.
+            let widest = crate::workload::short_long::MAX_FANOUT;
+            if short_fraction > 0.0 {
+                for &c in &clients {
+                    let avail = workers.iter().filter(|&&w| w != c).count();
+                    if avail < widest as usize {
+                        return Err(r.err_value(
+                            "workload.workers",
+                            avail,
+                            format!("client {c} has {avail} workers other than itself; short queries need up to {widest}"),
+                        ));
+                    }
+                }
+            } else if clients.iter().all(|&c| workers.iter().all(|&w| w == c)) {
+                return Err(r.err(
+                    "workload.workers",
+                    "no client has a worker other than itself",
+                ));
+            }
+            WorkloadSpec::ShortLong {
+                load,
+                short_fraction,
+                long_size: r.positive_size("workload.long_size")?,
+                request_size: r.positive_size("workload.request_size")?,
+                queries: r.opt_uint("workload.queries", 1)?,
                 clients,
                 workers,
             }
@@ -938,6 +1191,32 @@ impl<'a> Reader<'a> {
                 |&x| Value::Float(x),
             )?
             .expect("load has a default");
+        Ok(v)
+    }
+
+    /// A number in (lo, hi]; lo < 0 means [0, hi].
+    fn float_in(&mut self, path: &'static str, lo: f64, hi: f64) -> Result<f64, ScenarioError> {
+        let v = self
+            .typed(
+                path,
+                |v| {
+                    let x = match v {
+                        Value::Float(f) => *f,
+                        Value::Integer(i) => *i as f64,
+                        _ => return Err("must be a number".into()),
+                    };
+                    let ok = if lo < 0.0 { x >= 0.0 } else { x > lo };
+                    if ok && x <= hi {
+                        Ok(x)
+                    } else if lo < 0.0 {
+                        Err(format!("must be in [0, {hi}]"))
+                    } else {
+                        Err(format!("must be in ({lo}, {hi}]"))
+                    }
+                },
+                |&x| Value::Float(x),
+            )?
+            .expect("numbers have defaults");
         Ok(v)
     }
 

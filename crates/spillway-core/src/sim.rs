@@ -5,13 +5,20 @@
 //! (transport, queues, workload) never touch the queue or the clock: the loop calls them
 //! with the time and acts on what they return.
 
+use crate::discipline::pfabric::{Entry, PFabricQueue};
+use crate::marking::codel::Codel;
 use crate::metrics::{ideal_fct, wire_bytes, FlowRecords};
-use crate::network::{Arena, Network, Packet, PktKind, MAX_SACK};
+use crate::network::{Arena, Network, Packet, PktKind};
+use crate::overflow::fastlane::{NotifQueue, NOTIFICATION_FRAME};
+use crate::overflow::source_quench::QUENCH_IP_BYTES;
+use crate::overflow::Overflow;
 use crate::queue::EventQueue;
 use crate::rng::{component, mix64, Rng};
-use crate::scenario::{Forwarding, Scenario, ScenarioError};
+use crate::scenario::{Forwarding, QueueKind, Scenario, ScenarioError, TransportKind};
 use crate::topology::Topology;
-use crate::transport::cc::NewReno;
+use crate::transport::cc::{Cc, NewReno};
+use crate::transport::fastlane::NotifyMode;
+use crate::transport::pfabric::{PFabricCc, PriorityMode};
 use crate::transport::tcp::{AckInfo, SegOut, TcpConfig, TcpReceiver, TcpSender};
 use crate::units::Ps;
 use crate::workload::{NewFlow, QueryRecord, Workload};
@@ -19,8 +26,8 @@ use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy)]
 enum Ev {
-    /// A packet has been fully received at a node (store-and-forward).
-    Arrive { node: u32, pkt: u32 },
+    /// A packet has been fully received at a node (store-and-forward), by `port`.
+    Arrive { node: u32, pkt: u32, port: u16 },
     /// A port finished serializing and has more queued.
     PortFree { node: u32, port: u32 },
     /// A flow's earliest timer (RTO or delayed ACK) may be due.
@@ -48,7 +55,9 @@ struct Flow {
     timer_ev: Option<Ps>,
     /// Data segments waiting in the source host's NIC queue.
     in_nic: u32,
-    sender: TcpSender<NewReno>,
+    /// Drop notifications received by either end (FastLane).
+    notified: u32,
+    sender: TcpSender<Cc>,
     receiver: TcpReceiver,
 }
 
@@ -75,6 +84,18 @@ pub struct Counters {
     pub stale_packets: u64,
     pub peak_active_flows: u64,
     pub peak_packets: u64,
+    /// FastLane notifications created from drops, refused by a full notification
+    /// buffer (anywhere on their way), and delivered to a host.
+    pub notifications_generated: u64,
+    pub notifications_dropped: u64,
+    pub notifications_delivered: u64,
+    /// ... of which the source ignored as older than its last timeout.
+    pub notifications_stale: u64,
+    pub quenches_sent: u64,
+    pub quenches_delivered: u64,
+    pub ecn_marks: u64,
+    pub ecn_reductions: u64,
+    pub probes: u64,
 }
 
 /// Per-port statistics, one row per egress port.
@@ -89,6 +110,21 @@ pub struct PortRecords {
     pub dropped: Vec<u64>,
     pub max_bytes: Vec<u64>,
     pub mean_bytes: Vec<f64>,
+    pub rate_bps: Vec<u64>,
+    pub marked: Vec<u64>,
+    pub notif_generated: Vec<u64>,
+    pub notif_dropped: Vec<u64>,
+    pub notif_sent: Vec<u64>,
+    pub notif_sent_bytes: Vec<u64>,
+    pub notif_sent_idle: Vec<u64>,
+    pub notif_max_bytes: Vec<u64>,
+    pub notif_capacity: Vec<u64>,
+}
+
+/// After a transmission: does data still wait at this port?
+#[inline]
+fn data_waiting_after(p: &crate::network::Port) -> bool {
+    !p.is_empty()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,6 +182,13 @@ pub struct Sim {
     data_class: u8,
     ack_class: u8,
     forwarding: Forwarding,
+    overflow: Overflow,
+    transport: TransportKind,
+    priority: PriorityMode,
+    max_cwnd: Option<u64>,
+    ect: bool,
+    /// pFabric victims of the current admission.
+    evicted: Vec<Entry>,
     switch_rng: Vec<Rng>,
     proc_time: Ps,
     proc_parallel: u32,
@@ -168,8 +211,24 @@ pub struct Sim {
 impl Sim {
     pub fn new(sc: &Scenario) -> Result<Sim, ScenarioError> {
         let topo = Topology::build(&sc.topology);
-        let net = Network::new(&topo, sc.switch.buffer, sc.host.nic_buffer)
+        let mut net = Network::new(&topo, sc.switch.buffer, sc.host.nic_buffer)
             .map_err(|m| ScenarioError::new("topology", &sc.topology.kind, m))?;
+        let hosts = topo.hosts;
+        for (n, node) in net.nodes.iter_mut().enumerate() {
+            let is_switch = n as u32 >= hosts;
+            for p in &mut node.ports {
+                // pFabric end hosts serve their NIC by priority too (pFabric §4.1).
+                if sc.switch.queue == QueueKind::PFabric {
+                    p.pfabric = Some(Box::<PFabricQueue>::default());
+                }
+                if is_switch && sc.switch.overflow == Overflow::FastLane {
+                    p.notif = Some(Box::new(NotifQueue::new(sc.switch.fastlane)));
+                }
+                if let (true, Some(c)) = (is_switch, sc.switch.codel) {
+                    p.codel = Some(Box::new(Codel::new(c)));
+                }
+            }
+        }
         let t = &sc.transport;
         let tcp = TcpConfig {
             mss: t.mss,
@@ -181,6 +240,14 @@ impl Sim {
             dupthresh: t.dupack_threshold,
             delayed_ack: t.delayed_ack,
             lost_retransmit: t.lost_retransmit,
+            fixed_rto: t.kind == TransportKind::PFabric,
+            probe_after: t.probe_after,
+            ecn: t.ecn,
+            ooo_option: t.ooo_option,
+            notify: match t.kind {
+                TransportKind::Tcp => NotifyMode::Tcp,
+                TransportKind::PFabric => NotifyMode::Probe,
+            },
         };
         let max_wire = wire_bytes(t.mss + t.header_bytes, sc.topology.framing_bytes) as u64;
         if sc.switch.buffer < max_wire {
@@ -190,7 +257,6 @@ impl Sim {
                 format!("smaller than one full-size packet on the wire ({max_wire} B)"),
             ));
         }
-        let hosts = topo.hosts;
         let workload = Workload::new(
             &sc.workload,
             hosts,
@@ -217,6 +283,12 @@ impl Sim {
             data_class: t.data_class,
             ack_class: t.ack_class,
             forwarding: sc.switch.forwarding,
+            overflow: sc.switch.overflow,
+            transport: t.kind,
+            priority: t.priority,
+            max_cwnd: t.max_cwnd.map(|m| m as u64 * t.mss as u64),
+            ect: t.ecn,
+            evicted: Vec::new(),
             switch_rng,
             proc_time: sc.host.proc_time,
             proc_parallel: sc.host.proc_parallel,
@@ -286,10 +358,14 @@ impl Sim {
             self.now = time;
             self.counters.events += 1;
             match ev {
-                Ev::Arrive { node, pkt } => self.on_arrive(node, pkt),
+                Ev::Arrive { node, pkt, port } => self.on_arrive(node, pkt, port),
                 Ev::PortFree { node, port } => {
-                    self.net.nodes[node as usize].ports[port as usize].wake_pending = false;
-                    self.transmit_next(node, port);
+                    let p = &mut self.net.nodes[node as usize].ports[port as usize];
+                    // Superseded wake-ups (see `enqueue`) are ignored.
+                    if p.wake_pending && p.wake_at == time {
+                        p.wake_pending = false;
+                        self.transmit_next(node, port);
+                    }
                 }
                 Ev::Timer { slot } => self.on_timer(slot, time),
                 Ev::HostDone { host, pkt } => self.on_host_done(host, pkt),
@@ -388,7 +464,8 @@ impl Sim {
             finish: None,
             timer_ev: None,
             in_nic: 0,
-            sender: TcpSender::new(&self.tcp, f.size, NewReno::default()),
+            notified: 0,
+            sender: TcpSender::new(&self.tcp, f.size, self.new_cc()),
             receiver: TcpReceiver::new(&self.tcp, f.size),
         });
         self.active += 1;
@@ -402,6 +479,15 @@ impl Sim {
         self.send_segments(slot, &mut segs);
         self.segs = segs;
         self.arm_timer(slot);
+    }
+
+    fn new_cc(&self) -> Cc {
+        match self.transport {
+            TransportKind::Tcp => Cc::NewReno(NewReno::default()),
+            TransportKind::PFabric => {
+                Cc::PFabric(PFabricCc::new(self.max_cwnd.unwrap_or(u64::MAX)))
+            }
+        }
     }
 
     /// A segment of this flow left its NIC: let the window send into the freed slot.
@@ -429,24 +515,29 @@ impl Sim {
         let f = self.flows[slot as usize].as_mut().unwrap();
         f.in_nic += segs.len() as u32;
         let (src, dst, id, hash) = (f.src, f.dst, f.id, f.hash);
+        let prio = match self.priority {
+            PriorityMode::Remaining => f.sender.remaining(),
+            PriorityMode::FlowSize => f.size,
+        };
+        let epoch = f.sender.epoch();
         for s in segs.drain(..) {
-            let pkt = self.pkts.alloc(Packet {
-                flow_slot: slot,
-                flow_id: id,
-                src,
-                dst,
-                kind: PktKind::Data,
-                class: self.data_class,
-                retx: s.retx,
-                nsack: 0,
-                wire: wire_bytes(s.len + self.header, self.framing),
-                len: s.len,
-                seq: s.seq,
-                ts: self.now,
-                sack: [(0, 0); MAX_SACK],
-                hash,
-            });
-            self.enqueue(src, 0, pkt);
+            let kind = if s.probe {
+                self.counters.probes += 1;
+                PktKind::Probe
+            } else {
+                PktKind::Data
+            };
+            let wire = wire_bytes(s.len + self.header, self.framing);
+            let mut p = Packet::new(kind, slot, id, src, dst, self.data_class, wire, hash);
+            p.retx = s.retx;
+            p.len = s.len;
+            p.seq = s.seq;
+            p.ts = self.now;
+            p.prio = prio;
+            p.epoch = epoch;
+            p.ect = self.ect && kind == PktKind::Data;
+            let pkt = self.pkts.alloc(p);
+            self.enqueue(src, 0, pkt, u16::MAX);
         }
     }
 
@@ -459,25 +550,29 @@ impl Sim {
         } else {
             0
         };
-        let pkt = Packet {
-            flow_slot: slot,
-            flow_id: f.id,
-            src: f.dst,
-            dst: f.src,
-            kind: PktKind::Ack,
-            class: self.ack_class,
-            retx: ack.echo_retx,
-            nsack: ack.nsack,
-            wire: wire_bytes(self.header + opt, self.framing),
-            len: 0,
-            seq: ack.cum,
-            ts: ack.echo_ts,
-            sack: ack.sack,
-            hash: f.hash.rotate_left(17),
-        };
+        // FastLane's out-of-order option (§3.4.1): 2 B kind/len + 4 B count + padding.
+        let ooo_opt = if self.tcp.ooo_option { 8 } else { 0 };
+        let wire = wire_bytes(self.header + opt + ooo_opt, self.framing);
+        let mut pkt = Packet::new(
+            PktKind::Ack,
+            slot,
+            f.id,
+            f.dst,
+            f.src,
+            self.ack_class,
+            wire,
+            f.hash.rotate_left(17),
+        );
+        pkt.retx = ack.echo_retx;
+        pkt.nsack = ack.nsack;
+        pkt.seq = ack.cum;
+        pkt.ts = ack.echo_ts;
+        pkt.sack = ack.sack;
+        pkt.ece = ack.ece;
+        pkt.ooo = ack.ooo;
         let from = f.dst;
         let pkt = self.pkts.alloc(pkt);
-        self.enqueue(from, 0, pkt);
+        self.enqueue(from, 0, pkt, u16::MAX);
     }
 
     /// Schedules a timer event if this flow's earliest deadline is earlier than the one queued.
@@ -552,7 +647,9 @@ impl Sim {
         r.retransmits.push(f.sender.retransmits);
         r.timeouts.push(f.sender.timeouts);
         r.drops.push(f.drops);
-        r.notifications.push(0);
+        r.notifications.push(f.notified);
+        self.counters.notifications_stale += f.sender.stale_notifications as u64;
+        self.counters.ecn_reductions += f.sender.ecn_reductions as u64;
         r.delivered_bytes.push(f.receiver.delivered());
         self.counters.bytes_delivered += f.receiver.delivered();
         self.counters.dup_bytes += f.receiver.dup_bytes;
@@ -560,9 +657,12 @@ impl Sim {
 
     // ---------------------------------------------------------------- packets
 
-    fn on_arrive(&mut self, node: u32, pkt: u32) {
+    fn on_arrive(&mut self, node: u32, pkt: u32, in_port: u16) {
         if node < self.net.hosts {
-            if self.proc_time == 0 {
+            if self.pkts.hot(pkt).kind == PktKind::Probe {
+                // The NIC echoes probes at once, past any server delay (FastLane §4.2.2).
+                self.echo_probe(pkt);
+            } else if self.proc_time == 0 {
                 self.deliver(pkt);
             } else {
                 // FastLane §4.2.1: up to P packets in service at once, each taking t.
@@ -591,7 +691,7 @@ impl Sim {
                 }
             }
         };
-        self.enqueue(node, port as u32, pkt);
+        self.enqueue(node, port as u32, pkt, in_port);
     }
 
     fn on_host_done(&mut self, host: u32, pkt: u32) {
@@ -603,46 +703,166 @@ impl Sim {
         }
     }
 
-    fn enqueue(&mut self, node: u32, port: u32, pkt: u32) {
+    /// Offers `pkt` to a port's queue; `in_port` is where it entered `node` (u16::MAX
+    /// at its source host).
+    fn enqueue(&mut self, node: u32, port: u32, pkt: u32, in_port: u16) {
         let now = self.now;
+        let kind = self.pkts.hot(pkt).kind;
         let port_ref = &mut self.net.nodes[node as usize].ports[port as usize];
-        if !port_ref.enqueue(now, pkt, &mut self.pkts.hot) {
-            self.counters.drops += 1;
-            let p = self.pkts.get(pkt);
-            if let Some(f) = self.flows[p.flow_slot as usize].as_mut() {
-                if f.id == p.flow_id {
-                    f.drops += 1;
-                    if node < self.net.hosts && p.kind == PktKind::Data {
-                        f.in_nic -= 1;
-                        self.nic_wake.push(p.flow_slot);
-                    }
+        if kind == PktKind::Notify {
+            if let Some(nq) = port_ref.notif.as_mut() {
+                // FastLane §3.3.2: notifications wait in their own capped buffer.
+                let wire = self.pkts.hot(pkt).wire as u32;
+                if !nq.admit(pkt, wire) {
+                    self.counters.notifications_dropped += 1;
+                    self.pkts.free(pkt);
+                    return;
                 }
+                self.kick(node, port);
+                return;
             }
-            self.pkts.free(pkt);
+        }
+        if port_ref.pfabric.is_some() {
+            let (hot, cold) = (self.pkts.hot(pkt), self.pkts.get(pkt));
+            let e = Entry {
+                pkt,
+                class: hot.class,
+                prio: cold.prio,
+                flow: cold.flow_id,
+                wire: hot.wire as u32,
+                in_port,
+            };
+            let mut evicted = std::mem::take(&mut self.evicted);
+            let admitted = port_ref.enqueue_pfabric(now, e, &mut evicted);
+            for v in evicted.drain(..) {
+                self.on_drop(node, v.pkt, v.in_port);
+            }
+            self.evicted = evicted;
+            if !admitted {
+                self.on_drop(node, pkt, in_port);
+                return;
+            }
+        } else if !port_ref.enqueue(now, pkt, &mut self.pkts.hot) {
+            self.on_drop(node, pkt, in_port);
             return;
         }
-        if port_ref.wake_pending {
+        if self.net.nodes[node as usize].ports[port as usize]
+            .codel
+            .is_some()
+        {
+            self.pkts.get_mut(pkt).enq = now;
+        }
+        self.kick(node, port);
+    }
+
+    /// Something was queued at a port: start it now if the link is free.
+    #[inline]
+    fn kick(&mut self, node: u32, port: u32) {
+        let now = self.now;
+        let p = &mut self.net.nodes[node as usize].ports[port as usize];
+        if p.wake_pending {
+            // A wake-up beyond the end of the current transmission only waits for the
+            // notification cap (strict FastLane): the link is idle, so use it now.
+            if p.busy_until <= now && p.wake_at > now {
+                p.wake_pending = false;
+                self.transmit_next(node, port);
+            }
             return;
         }
-        if port_ref.busy_until <= now {
+        if p.busy_until <= now {
             self.transmit_next(node, port);
         } else {
-            port_ref.wake_pending = true;
-            let t = port_ref.busy_until;
+            p.wake_pending = true;
+            p.wake_at = p.busy_until;
+            let t = p.busy_until;
             self.push(t, Ev::PortFree { node, port });
         }
     }
 
+    /// A packet that a port could not keep (or evicted): count it, and at a FastLane
+    /// switch turn it into a notification for its source.
+    fn on_drop(&mut self, node: u32, pkt: u32, in_port: u16) {
+        self.counters.drops += 1;
+        let p = self.pkts.get(pkt);
+        let kind = p.kind;
+        if let Some(f) = self.flows[p.flow_slot as usize].as_mut() {
+            if f.id == p.flow_id {
+                if matches!(kind, PktKind::Data | PktKind::Probe) {
+                    f.drops += 1;
+                }
+                if node < self.net.hosts && matches!(kind, PktKind::Data | PktKind::Probe) {
+                    f.in_nic -= 1;
+                    self.nic_wake.push(p.flow_slot);
+                }
+            }
+        }
+        let notify = self.overflow == Overflow::FastLane
+            && node >= self.net.hosts
+            && matches!(kind, PktKind::Data | PktKind::Ack | PktKind::Probe);
+        if !notify {
+            self.pkts.free(pkt);
+            return;
+        }
+        // FastLane §3.2: flip the addresses, mark it, cut it after the transport header
+        // (keeping the original length and sequence), top priority, out the input port.
+        let mut n = p.clone();
+        n.kind = PktKind::Notify;
+        n.orig = kind;
+        n.src = p.dst;
+        n.dst = p.src;
+        n.class = 0;
+        n.wire = NOTIFICATION_FRAME;
+        n.hash = p.hash.rotate_left(29);
+        self.pkts.replace(pkt, n);
+        self.counters.notifications_generated += 1;
+        let port = &mut self.net.nodes[node as usize].ports[in_port as usize];
+        let nq = port
+            .notif
+            .as_mut()
+            .expect("FastLane ports have a notification queue");
+        nq.stats.generated += 1;
+        if !nq.admit(pkt, NOTIFICATION_FRAME) {
+            self.counters.notifications_dropped += 1;
+            self.pkts.free(pkt);
+            return;
+        }
+        self.kick(node, in_port as u32);
+    }
+
     fn transmit_next(&mut self, node: u32, port: u32) {
         let now = self.now;
-        let pkts = &self.pkts;
         let p = &mut self.net.nodes[node as usize].ports[port as usize];
-        let Some(pkt) = p.dequeue(now, &pkts.hot) else {
+        let data_waiting = !p.is_empty();
+        let mut mark = false;
+        let pkt = if p.notif.as_ref().is_some_and(|n| n.ready(now, data_waiting)) {
+            let ser = p.serialization(NOTIFICATION_FRAME as u64);
+            p.notif.as_mut().unwrap().pop(now, ser).unwrap()
+        } else if let Some(pkt) = p.dequeue(now, &self.pkts.hot) {
+            if let Some(c) = p.codel.as_mut() {
+                let cold = self.pkts.get(pkt);
+                if cold.kind == PktKind::Data {
+                    let backlog = p.bytes + cold.wire as u64;
+                    mark = c.on_dequeue(now, now - cold.enq, backlog);
+                }
+            }
+            pkt
+        } else {
+            // Only notifications wait, held back by a strict cap: wake when it allows.
+            if let Some(n) = p.notif.as_ref().filter(|n| !n.is_empty()) {
+                p.wake_pending = true;
+                p.wake_at = n.next_ok().max(now);
+                let t = p.wake_at;
+                self.push(t, Ev::PortFree { node, port });
+            }
             return;
         };
+        if mark {
+            p.stats.marked += 1;
+        }
+        let pkts = &self.pkts;
         let pk = pkts.hot(pkt);
         let wire = pk.wire;
-        if node < self.net.hosts && pk.kind == PktKind::Data {
+        if node < self.net.hosts && matches!(pk.kind, PktKind::Data | PktKind::Probe) {
             // The segment leaves the NIC queue: its flow may queue another.
             if let Some(f) = self.flows[pk.flow_slot as usize].as_mut() {
                 if f.id == pkts.get(pkt).flow_id {
@@ -653,16 +873,75 @@ impl Sim {
         }
         let done = now + p.serialization(wire as u64);
         p.busy_until = done;
-        let (peer, delay) = (p.peer, p.delay);
-        let more = !p.is_empty();
-        if more {
+        let (peer, peer_port, delay) = (p.peer, p.peer_port, p.delay);
+        if !p.is_idle() {
+            // Data, or notifications allowed on an idle link, can follow at once; only a
+            // strict cap makes lone notifications wait longer.
+            let at = match p.notif.as_ref() {
+                Some(n) if !data_waiting_after(p) && n.strict() => done.max(n.next_ok()),
+                _ => done,
+            };
             p.wake_pending = true;
+            p.wake_at = at;
+            self.push(at, Ev::PortFree { node, port });
         }
         self.counters.packet_hops += 1;
-        self.push(done + delay, Ev::Arrive { node: peer, pkt });
-        if more {
-            self.push(done, Ev::PortFree { node, port });
+        self.push(
+            done + delay,
+            Ev::Arrive {
+                node: peer,
+                pkt,
+                port: peer_port,
+            },
+        );
+        if mark {
+            self.counters.ecn_marks += 1;
+            if self.overflow == Overflow::SourceQuench {
+                self.send_quench(node, pkt);
+            } else if self.pkts.get(pkt).ect {
+                self.pkts.get_mut(pkt).ce = true;
+            }
         }
+    }
+
+    /// Source Quench (FastLane §2.2.1): tell the source of `pkt` from switch `node`, at
+    /// the data's own priority, through the ordinary queues, with no cap.
+    fn send_quench(&mut self, node: u32, pkt: u32) {
+        let p = self.pkts.get(pkt);
+        let wire = wire_bytes(QUENCH_IP_BYTES, self.framing);
+        let mut q = Packet::new(
+            PktKind::Quench,
+            p.flow_slot,
+            p.flow_id,
+            p.dst,
+            p.src,
+            p.class,
+            wire,
+            p.hash.rotate_left(29),
+        );
+        q.orig = p.kind;
+        q.seq = p.seq;
+        let dst = q.dst;
+        let q = self.pkts.alloc(q);
+        self.counters.quenches_sent += 1;
+        let hops = self.net.next_hops(node, dst);
+        let port = hops[(mix64(self.pkts.hot(q).hash as u64) % hops.len() as u64) as usize];
+        self.enqueue(node, port as u32, q, u16::MAX);
+    }
+
+    /// The destination NIC answers a probe with a header-only ProbeAck.
+    fn echo_probe(&mut self, pkt: u32) {
+        let p = self.pkts.get_mut(pkt);
+        let (src, dst) = (p.src, p.dst);
+        p.kind = PktKind::ProbeAck;
+        p.src = dst;
+        p.dst = src;
+        p.prio = 0;
+        p.class = self.ack_class;
+        p.hash = p.hash.rotate_left(17);
+        let p = p.clone();
+        self.pkts.replace(pkt, p);
+        self.enqueue(dst, 0, pkt, u16::MAX);
     }
 
     /// A packet reached its destination host's transport.
@@ -679,7 +958,7 @@ impl Sim {
         match p.kind {
             PktKind::Data => {
                 let f = self.flows[slot as usize].as_mut().unwrap();
-                let rx = f.receiver.on_data(now, p.seq, p.len, p.ts, p.retx);
+                let rx = f.receiver.on_data(now, p.seq, p.len, p.ts, p.retx, p.ce);
                 if rx.ack_now {
                     self.send_ack(slot);
                 }
@@ -705,6 +984,8 @@ impl Sim {
                     nsack: p.nsack,
                     echo_ts: p.ts,
                     echo_retx: p.retx,
+                    ece: p.ece,
+                    ooo: p.ooo,
                 };
                 let mut segs = std::mem::take(&mut self.segs);
                 let f = self.flows[slot as usize].as_mut().unwrap();
@@ -721,6 +1002,39 @@ impl Sim {
                     self.arm_timer(slot);
                 }
             }
+            PktKind::Notify if p.orig == PktKind::Ack => {
+                // FastLane §3.4.1: a lost control packet is resent at once.
+                self.counters.notifications_delivered += 1;
+                let f = self.flows[slot as usize].as_mut().unwrap();
+                f.notified += 1;
+                self.send_ack(slot);
+            }
+            PktKind::Notify | PktKind::ProbeAck | PktKind::Quench => {
+                let mut segs = std::mem::take(&mut self.segs);
+                let f = self.flows[slot as usize].as_mut().unwrap();
+                let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
+                match p.kind {
+                    PktKind::Notify => {
+                        self.counters.notifications_delivered += 1;
+                        f.notified += 1;
+                        if p.orig == PktKind::Probe {
+                            f.sender.on_probe_lost(now, budget, &mut segs);
+                        } else {
+                            f.sender.on_notify(now, p.seq, p.epoch, budget, &mut segs);
+                        }
+                    }
+                    PktKind::ProbeAck => f.sender.on_probe_ack(now, budget, &mut segs),
+                    _ => {
+                        self.counters.quenches_delivered += 1;
+                        f.sender.on_quench();
+                    }
+                }
+                self.counters.retransmits += segs.iter().filter(|s| s.retx).count() as u64;
+                self.send_segments(slot, &mut segs);
+                self.segs = segs;
+                self.arm_timer(slot);
+            }
+            PktKind::Probe => unreachable!("probes are echoed by the NIC"),
         }
     }
 
@@ -748,6 +1062,21 @@ impl Sim {
                 r.dropped.push(p.stats.dropped);
                 r.max_bytes.push(p.stats.max_bytes);
                 r.mean_bytes.push(p.mean_bytes(self.now));
+                r.rate_bps.push(p.rate);
+                r.marked.push(p.stats.marked);
+                let ns = p
+                    .notif
+                    .as_ref()
+                    .map(|n| n.stats.clone())
+                    .unwrap_or_default();
+                r.notif_generated.push(ns.generated);
+                r.notif_dropped.push(ns.dropped);
+                r.notif_sent.push(ns.sent);
+                r.notif_sent_bytes.push(ns.sent_bytes);
+                r.notif_sent_idle.push(ns.sent_idle);
+                r.notif_max_bytes.push(ns.max_bytes);
+                r.notif_capacity
+                    .push(p.notif.as_ref().map_or(0, |n| n.capacity()));
             }
         }
         r
@@ -755,6 +1084,15 @@ impl Sim {
 
     pub fn hosts(&self) -> u32 {
         self.net.hosts
+    }
+
+    /// The sender of a live flow, for tests.
+    pub fn sender_of(&self, flow_id: u64) -> Option<&TcpSender<Cc>> {
+        self.flows
+            .iter()
+            .flatten()
+            .find(|f| f.id == flow_id)
+            .map(|f| &f.sender)
     }
 
     pub fn live_packets(&self) -> usize {

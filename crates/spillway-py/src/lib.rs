@@ -235,6 +235,30 @@ impl Simulation {
         d.set_item("dropped", array(py, &np, &r.dropped, "<u8")?)?;
         d.set_item("max_bytes", array(py, &np, &r.max_bytes, "<u8")?)?;
         d.set_item("mean_bytes", array(py, &np, &r.mean_bytes, "<f8")?)?;
+        d.set_item("rate_bps", array(py, &np, &r.rate_bps, "<u8")?)?;
+        d.set_item("ecn_marked", array(py, &np, &r.marked, "<u8")?)?;
+        d.set_item(
+            "notif_generated",
+            array(py, &np, &r.notif_generated, "<u8")?,
+        )?;
+        d.set_item("notif_dropped", array(py, &np, &r.notif_dropped, "<u8")?)?;
+        d.set_item("notif_sent", array(py, &np, &r.notif_sent, "<u8")?)?;
+        d.set_item(
+            "notif_sent_bytes",
+            array(py, &np, &r.notif_sent_bytes, "<u8")?,
+        )?;
+        d.set_item(
+            "notif_sent_idle",
+            array(py, &np, &r.notif_sent_idle, "<u8")?,
+        )?;
+        d.set_item(
+            "notif_max_bytes",
+            array(py, &np, &r.notif_max_bytes, "<u8")?,
+        )?;
+        d.set_item(
+            "notif_capacity_bytes",
+            array(py, &np, &r.notif_capacity, "<u8")?,
+        )?;
         Ok(d)
     }
 
@@ -256,6 +280,15 @@ impl Simulation {
         d.set_item("stale_packets", c.stale_packets)?;
         d.set_item("peak_active_flows", c.peak_active_flows)?;
         d.set_item("peak_packets", c.peak_packets)?;
+        d.set_item("notifications_generated", c.notifications_generated)?;
+        d.set_item("notifications_dropped", c.notifications_dropped)?;
+        d.set_item("notifications_delivered", c.notifications_delivered)?;
+        d.set_item("notifications_stale", c.notifications_stale)?;
+        d.set_item("quenches_sent", c.quenches_sent)?;
+        d.set_item("quenches_delivered", c.quenches_delivered)?;
+        d.set_item("ecn_marks", c.ecn_marks)?;
+        d.set_item("ecn_reductions", c.ecn_reductions)?;
+        d.set_item("probes", c.probes)?;
         d.set_item("sim_time_ps", self.sim.now())?;
         Ok(d)
     }

@@ -20,6 +20,53 @@ pub trait CongestionControl {
     fn on_recovery_end(&mut self, w: &mut Window);
     /// The retransmission timer expired.
     fn on_timeout(&mut self, w: &mut Window, flight: u64);
+    /// An ECN echo or a Source Quench, at most once per window (RFC 3168 §6.1.2: react
+    /// as to a loss, without retransmitting).
+    fn on_ecn(&mut self, w: &mut Window, flight: u64) {
+        w.ssthresh = half_flight(w, flight);
+        w.cwnd = w.ssthresh;
+    }
+}
+
+/// The congestion controls a flow can run, dispatched statically in the hot loop.
+#[derive(Debug, Clone)]
+pub enum Cc {
+    NewReno(NewReno),
+    PFabric(super::pfabric::PFabricCc),
+}
+
+impl CongestionControl for Cc {
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, acked: u64) {
+        match self {
+            Cc::NewReno(c) => c.on_ack(w, acked),
+            Cc::PFabric(c) => c.on_ack(w, acked),
+        }
+    }
+    fn on_loss(&mut self, w: &mut Window, flight: u64) {
+        match self {
+            Cc::NewReno(c) => c.on_loss(w, flight),
+            Cc::PFabric(c) => c.on_loss(w, flight),
+        }
+    }
+    fn on_recovery_end(&mut self, w: &mut Window) {
+        match self {
+            Cc::NewReno(c) => c.on_recovery_end(w),
+            Cc::PFabric(c) => c.on_recovery_end(w),
+        }
+    }
+    fn on_timeout(&mut self, w: &mut Window, flight: u64) {
+        match self {
+            Cc::NewReno(c) => c.on_timeout(w, flight),
+            Cc::PFabric(c) => c.on_timeout(w, flight),
+        }
+    }
+    fn on_ecn(&mut self, w: &mut Window, flight: u64) {
+        match self {
+            Cc::NewReno(c) => c.on_ecn(w, flight),
+            Cc::PFabric(c) => c.on_ecn(w, flight),
+        }
+    }
 }
 
 /// RFC 5681 / RFC 6582 NewReno.
@@ -29,7 +76,7 @@ pub struct NewReno {
     ca_acc: u64,
 }
 
-fn half_flight(w: &Window, flight: u64) -> u64 {
+pub(crate) fn half_flight(w: &Window, flight: u64) -> u64 {
     (flight / 2).max(2 * w.mss)
 }
 

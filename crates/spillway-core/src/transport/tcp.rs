@@ -7,6 +7,7 @@
 //! exactly one MSS, so the scoreboard keeps one state byte per segment.
 
 use super::cc::{CongestionControl, Window};
+use super::fastlane::{NotifyMode, Recovery};
 use crate::network::MAX_SACK;
 use crate::units::Ps;
 use std::collections::VecDeque;
@@ -25,6 +26,17 @@ pub struct TcpConfig {
     /// Detect a lost retransmission when data sent after it is SACKed (Linux
     /// `tcp_mark_lost_retrans`, RACK today) instead of waiting for the RTO (RFC 6675).
     pub lost_retransmit: bool,
+    /// pFabric: the timeout is `rto_min`, fixed: no RTT estimate, no backoff.
+    pub fixed_rto: bool,
+    /// pFabric probe mode: after this many consecutive timeouts, probe before resending.
+    pub probe_after: Option<u32>,
+    /// React to ECN echoes and Source Quench (RFC 3168: halve once per window).
+    pub ecn: bool,
+    /// FastLane's multipath option (§3.4.1): the window is inflated by the receiver's
+    /// out-of-order bytes instead of being freed by SACKed ones.
+    pub ooo_option: bool,
+    /// How notifications are used (FastLane §3.4.1 TCP, §3.4.2 pFabric).
+    pub notify: NotifyMode,
 }
 
 /// A segment the sender wants on the wire.
@@ -33,6 +45,19 @@ pub struct SegOut {
     pub seq: u64,
     pub len: u32,
     pub retx: bool,
+    /// A header-only probe (no data), echoed by the receiver's NIC.
+    pub probe: bool,
+}
+
+impl SegOut {
+    fn data(seq: u64, len: u32, retx: bool) -> SegOut {
+        SegOut {
+            seq,
+            len,
+            retx,
+            probe: false,
+        }
+    }
 }
 
 /// What an ACK tells the sender.
@@ -43,12 +68,18 @@ pub struct AckInfo {
     pub nsack: u8,
     pub echo_ts: Ps,
     pub echo_retx: bool,
+    /// ECN echo: a data packet acknowledged here arrived CE-marked.
+    pub ece: bool,
+    /// FastLane multipath option: out-of-order bytes held above `cum`.
+    pub ooo: u64,
 }
 
 // Scoreboard states, one byte per outstanding segment.
 const SACKED: u8 = 1;
 const LOST: u8 = 2;
 const RETX: u8 = 4;
+/// Lost by a FastLane notification: resent from the notification table only.
+const NOTIFIED: u8 = 8;
 
 pub struct TcpSender<C: CongestionControl> {
     size: u64,
@@ -92,6 +123,27 @@ pub struct TcpSender<C: CongestionControl> {
     deadline: Option<Ps>,
     pub retransmits: u32,
     pub timeouts: u32,
+    fixed_rto: bool,
+    ecn: bool,
+    /// No ECN/quench reaction until `una` passes this (once per window).
+    cwr_until: u64,
+    ooo_option: bool,
+    /// Bytes of SACKed segments above `una`.
+    sacked: u64,
+    /// FastLane multipath window inflation (bytes).
+    inflation: u64,
+    fl: Recovery,
+    probe_after: Option<u32>,
+    consecutive_timeouts: u32,
+    /// pFabric probe mode: no data until the probe is answered.
+    probing: bool,
+    /// A probe is out and unanswered.
+    probe_out: bool,
+    probe_due: bool,
+    /// Notifications received, and those ignored as stale (before the last timeout).
+    pub notifications: u32,
+    pub stale_notifications: u32,
+    pub ecn_reductions: u32,
 }
 
 impl<C: CongestionControl> TcpSender<C> {
@@ -132,6 +184,48 @@ impl<C: CongestionControl> TcpSender<C> {
             deadline: None,
             retransmits: 0,
             timeouts: 0,
+            fixed_rto: cfg.fixed_rto,
+            ecn: cfg.ecn,
+            cwr_until: 0,
+            ooo_option: cfg.ooo_option,
+            sacked: 0,
+            inflation: 0,
+            fl: Recovery::new(cfg.notify),
+            probe_after: cfg.probe_after,
+            consecutive_timeouts: 0,
+            probing: false,
+            probe_out: false,
+            probe_due: false,
+            notifications: 0,
+            stale_notifications: 0,
+            ecn_reductions: 0,
+        }
+    }
+
+    /// The FastLane timeout epoch carried in every packet (§3.4.1).
+    pub fn epoch(&self) -> u16 {
+        self.timeouts as u16
+    }
+
+    /// Bytes not yet acknowledged: pFabric's packet priority.
+    pub fn remaining(&self) -> u64 {
+        self.size - self.una
+    }
+
+    /// The FastLane notification table, for tests and metrics.
+    pub fn notify_table(&self) -> &Recovery {
+        &self.fl
+    }
+
+    /// Bytes in flight as the window sees them.
+    #[inline]
+    fn flight(&self) -> u64 {
+        if self.ooo_option {
+            // FastLane §3.4.1: SACKed bytes stay in flight; the out-of-order option's
+            // inflation stands in for them.
+            (self.pipe + self.sacked).saturating_sub(self.inflation)
+        } else {
+            self.pipe
         }
     }
 
@@ -157,6 +251,9 @@ impl<C: CongestionControl> TcpSender<C> {
     }
 
     pub fn rto(&self) -> Ps {
+        if self.fixed_rto {
+            return self.rto_min;
+        }
         let shifted = self.base_rto.saturating_mul(1u64 << self.backoff.min(40));
         shifted.min(self.rto_max)
     }
@@ -170,6 +267,15 @@ impl<C: CongestionControl> TcpSender<C> {
     fn una_seg(&self) -> u64 {
         // `una` is a segment boundary, or `size` once everything is acknowledged.
         self.una.div_ceil(self.mss)
+    }
+
+    #[inline]
+    fn sacked_len(state: u8, len: u64) -> u64 {
+        if state & SACKED != 0 {
+            len
+        } else {
+            0
+        }
     }
 
     #[inline]
@@ -193,6 +299,7 @@ impl<C: CongestionControl> TcpSender<C> {
         let old = self.sb[i];
         let len = self.seg_len(k);
         self.pipe = self.pipe + Self::contrib(new, len) - Self::contrib(old, len);
+        self.sacked = self.sacked + Self::sacked_len(new, len) - Self::sacked_len(old, len);
         self.retx_out = self.retx_out + Self::retx_pending(new) - Self::retx_pending(old);
         self.sb[i] = new;
     }
@@ -226,9 +333,11 @@ impl<C: CongestionControl> TcpSender<C> {
                 let tx = self.sb_tx.pop_front().expect("parallel to sb");
                 self.delivered_tx = self.delivered_tx.max(tx);
                 self.pipe -= Self::contrib(st, self.seg_len(k));
+                self.sacked -= Self::sacked_len(st, self.seg_len(k));
                 self.retx_out -= Self::retx_pending(st);
             }
             newly_acked = ack.cum - self.una;
+            self.consecutive_timeouts = 0;
             self.una = new_seg * self.mss;
             self.una = self.una.min(self.size);
             self.dupacks = 0;
@@ -238,6 +347,18 @@ impl<C: CongestionControl> TcpSender<C> {
             }
         } else if self.una < self.nxt {
             self.dupacks += 1;
+        }
+        if self.ooo_option {
+            // §3.4.1: a new ACK sets the inflation; a duplicate may only raise it, in
+            // case ACKs themselves arrive out of order.
+            self.inflation = if newly_acked > 0 {
+                ack.ooo
+            } else {
+                self.inflation.max(ack.ooo)
+            };
+        }
+        if ack.ece && self.ecn {
+            self.on_congestion_signal();
         }
         let mut sack_news = false;
         let una_seg = self.una_seg();
@@ -263,8 +384,15 @@ impl<C: CongestionControl> TcpSender<C> {
                     self.mark_lost_retransmissions(th);
                 }
             }
-            let head_lost = self.sb.front().is_some_and(|&s| s & LOST != 0);
-            if !self.in_recovery && self.una >= self.recover && (self.dupacks >= th || head_lost) {
+            let head_lost = self
+                .sb
+                .front()
+                .is_some_and(|&s| s & LOST != 0 && s & NOTIFIED == 0);
+            if !self.in_recovery
+                && !self.fl.active()
+                && self.una >= self.recover
+                && (self.dupacks >= th || head_lost)
+            {
                 // Fast retransmit (RFC 6675 §5 / RFC 6582 §3.2 step 2).
                 self.in_recovery = true;
                 self.recover = self.nxt;
@@ -279,9 +407,10 @@ impl<C: CongestionControl> TcpSender<C> {
         if self.in_recovery && self.una >= self.recover {
             self.in_recovery = false;
             self.cc.on_recovery_end(&mut self.w);
-        } else if !self.in_recovery && newly_acked > 0 {
+        } else if !self.in_recovery && !self.fl.active() && newly_acked > 0 {
             self.cc.on_ack(&mut self.w, newly_acked);
         }
+        self.settle_notified();
         if newly_acked > 0 {
             // RFC 6298 §5.3: restart the timer on new data acknowledged.
             self.deadline = (self.una < self.nxt).then(|| now + self.rto());
@@ -300,9 +429,12 @@ impl<C: CongestionControl> TcpSender<C> {
             return;
         }
         self.timeouts += 1;
+        self.consecutive_timeouts += 1;
         let flight = self.nxt - self.una;
         self.cc.on_timeout(&mut self.w, flight);
         self.backoff += 1;
+        // Everything is resent below: notifications from before now are stale (§3.4.1).
+        self.fl.clear();
         // Everything outstanding and not SACKed is presumed lost; SACKed data is not resent.
         for k in self.una_seg()..self.nxt.div_ceil(self.mss) {
             let st = self.sb[(k - self.una_seg()) as usize];
@@ -315,10 +447,137 @@ impl<C: CongestionControl> TcpSender<C> {
         self.recover = self.nxt;
         self.dupacks = 0;
         self.deadline = Some(now + self.rto());
+        if self
+            .probe_after
+            .is_some_and(|n| self.consecutive_timeouts >= n)
+        {
+            // pFabric probe mode: ask whether the path is clear before resending.
+            self.probing = true;
+            self.probe_out = false;
+            self.probe_due = true;
+        }
         self.send_available(now, limit, out);
     }
 
+    /// ECN echo or Source Quench: reduce the window, at most once per window of data
+    /// (RFC 3168 §6.1.2), and never retransmit because of it.
+    fn on_congestion_signal(&mut self) {
+        if self.in_recovery || self.fl.active() || self.una < self.cwr_until {
+            return;
+        }
+        let flight = self.nxt - self.una;
+        self.cc.on_ecn(&mut self.w, flight);
+        self.cwr_until = self.nxt;
+        self.ecn_reductions += 1;
+    }
+
+    /// An ICMP Source Quench for this flow arrived.
+    pub fn on_quench(&mut self) {
+        if self.ecn {
+            self.on_congestion_signal();
+        }
+    }
+
+    /// A FastLane notification: the packet carrying `seq` (of `len` payload bytes) was
+    /// dropped; `epoch` is the timeout epoch it was sent in.
+    pub fn on_notify(
+        &mut self,
+        now: Ps,
+        seq: u64,
+        epoch: u16,
+        limit: usize,
+        out: &mut Vec<SegOut>,
+    ) {
+        self.notifications += 1;
+        if epoch != self.epoch() {
+            self.stale_notifications += 1;
+            return;
+        }
+        if seq < self.una || seq >= self.nxt {
+            return;
+        }
+        let k = seq / self.mss;
+        let una_seg = self.una_seg();
+        let st = self.sb[(k - una_seg) as usize];
+        if st & SACKED != 0 {
+            return;
+        }
+        // Dropped: it has left the network.
+        self.set_state(k, LOST | NOTIFIED);
+        self.fl.on_notify(k, self.w.cwnd, self.mss);
+        match self.fl.mode {
+            NotifyMode::Tcp if k == una_seg => {
+                // §3.4.1: the lowest outstanding segment is resent at once, whatever
+                // max_sim says, so the cumulative ACK can move.
+                self.resend(k, out);
+                self.fl.mark_sent(k);
+            }
+            NotifyMode::Tcp => {}
+            NotifyMode::Probe => {
+                if !self.probe_out {
+                    self.probe_due = true;
+                }
+            }
+        }
+        if self.deadline.is_none() {
+            self.deadline = Some(now + self.rto());
+        }
+        self.send_available(now, limit, out);
+    }
+
+    /// The receiver's NIC echoed our probe.
+    pub fn on_probe_ack(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>) {
+        if !self.probe_out {
+            return;
+        }
+        self.probe_out = false;
+        if self.probing {
+            self.probing = false;
+        }
+        self.fl.on_probe_ack();
+        self.send_available(now, limit, out);
+    }
+
+    /// The probe itself was dropped and notified: send another.
+    pub fn on_probe_lost(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>) {
+        if self.probe_out {
+            self.probe_out = false;
+            self.probe_due = true;
+            self.send_available(now, limit, out);
+        }
+    }
+
+    /// Drops delivered segments from the notification table; ends FastLane recovery
+    /// when it empties (§3.4.1: the window becomes half its value on entering).
+    fn settle_notified(&mut self) {
+        if !self.fl.active() {
+            return;
+        }
+        let una_seg = self.una_seg();
+        let sb = &self.sb;
+        let done = self
+            .fl
+            .settle(|k| k < una_seg || sb[(k - una_seg) as usize] & SACKED != 0);
+        if done && self.fl.mode == NotifyMode::Tcp {
+            self.w.cwnd = (self.fl.entry_cwnd / 2).max(self.mss);
+            self.w.ssthresh = self.w.cwnd;
+        }
+    }
+
+    fn resend(&mut self, k: u64, out: &mut Vec<SegOut>) {
+        let i = (k - self.una_seg()) as usize;
+        let st = self.sb[i];
+        self.set_state(k, st | RETX);
+        self.tx_count += 1;
+        self.sb_tx[i] = self.tx_count;
+        self.retransmits += 1;
+        out.push(SegOut::data(k * self.mss, self.seg_len(k) as u32, true));
+    }
+
     fn sample_rtt(&mut self, r: Ps) {
+        if self.fixed_rto {
+            return;
+        }
         // RFC 6298 §2.
         if !self.has_rtt {
             self.srtt = r;
@@ -354,6 +613,9 @@ impl<C: CongestionControl> TcpSender<C> {
             if st & SACKED != 0 {
                 sacked_above += 1;
             } else if sacked_above >= th {
+                if st & NOTIFIED != 0 {
+                    continue; // FastLane's table owns it
+                }
                 if st & LOST != 0 {
                     // Everything below was examined when this one was marked.
                     break;
@@ -372,7 +634,10 @@ impl<C: CongestionControl> TcpSender<C> {
         let una_seg = self.una_seg();
         for i in 0..self.sb.len() {
             let st = self.sb[i];
-            if Self::retx_pending(st) == 1 && self.sb_tx[i] + th <= self.delivered_tx {
+            if Self::retx_pending(st) == 1
+                && st & NOTIFIED == 0
+                && self.sb_tx[i] + th <= self.delivered_tx
+            {
                 let k = una_seg + i as u64;
                 self.set_state(k, LOST);
                 self.retx_cursor = self.retx_cursor.min(k);
@@ -390,7 +655,7 @@ impl<C: CongestionControl> TcpSender<C> {
         let mut k = self.retx_cursor.max(una_seg);
         while k < nxt_seg {
             let st = self.sb[(k - una_seg) as usize];
-            if st & LOST != 0 && st & (RETX | SACKED) == 0 {
+            if st & LOST != 0 && st & (RETX | SACKED | NOTIFIED) == 0 {
                 self.retx_cursor = k;
                 return Some(k);
             }
@@ -401,22 +666,39 @@ impl<C: CongestionControl> TcpSender<C> {
     }
 
     fn send_available(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>) {
+        if self.probe_due && out.len() < limit {
+            self.probe_due = false;
+            self.probe_out = true;
+            out.push(SegOut {
+                seq: self.una,
+                len: 0,
+                retx: false,
+                probe: true,
+            });
+        }
+        if self.probing {
+            return; // pFabric probe mode: nothing else until the probe is answered
+        }
         loop {
-            if out.len() >= limit || self.pipe + self.mss > self.w.cwnd.max(self.mss) {
+            if out.len() >= limit {
+                break;
+            }
+            if self.fl.active() {
+                // FastLane: resends come from the notification table, within max_sim.
+                if let Some(k) = self.fl.next_to_send() {
+                    self.resend(k, out);
+                    self.fl.mark_sent(k);
+                    continue;
+                }
+                if self.fl.mode == NotifyMode::Tcp {
+                    break; // §3.4.1: no new data while recovering
+                }
+            }
+            if self.flight() + self.mss > self.w.cwnd.max(self.mss) {
                 break;
             }
             if let Some(k) = self.next_lost() {
-                let i = (k - self.una_seg()) as usize;
-                let st = self.sb[i];
-                self.set_state(k, st | RETX);
-                self.tx_count += 1;
-                self.sb_tx[i] = self.tx_count;
-                self.retransmits += 1;
-                out.push(SegOut {
-                    seq: k * self.mss,
-                    len: self.seg_len(k) as u32,
-                    retx: true,
-                });
+                self.resend(k, out);
                 continue;
             }
             if self.nxt < self.size {
@@ -428,11 +710,7 @@ impl<C: CongestionControl> TcpSender<C> {
                 self.tx_count += 1;
                 self.sb_tx.push_back(self.tx_count);
                 self.pipe += len;
-                out.push(SegOut {
-                    seq: self.nxt,
-                    len: len as u32,
-                    retx: false,
-                });
+                out.push(SegOut::data(self.nxt, len as u32, false));
                 self.nxt += len;
                 continue;
             }
@@ -470,6 +748,10 @@ pub struct TcpReceiver {
     ack_deadline: Option<Ps>,
     echo_ts: Ps,
     echo_retx: bool,
+    /// A CE-marked packet arrived since the last ACK (echoed per ACK, as DCTCP does).
+    ce_pending: bool,
+    /// Bytes held out of order above `rcv_nxt` (FastLane's multipath option).
+    ooo_bytes: u64,
     /// Payload bytes that arrived more than once.
     pub dup_bytes: u64,
 }
@@ -487,6 +769,8 @@ impl TcpReceiver {
             ack_deadline: None,
             echo_ts: 0,
             echo_retx: false,
+            ce_pending: false,
+            ooo_bytes: 0,
             dup_bytes: 0,
         }
     }
@@ -508,8 +792,17 @@ impl TcpReceiver {
         (self.size - k * self.mss).min(self.mss)
     }
 
-    pub fn on_data(&mut self, now: Ps, seq: u64, len: u32, ts: Ps, retx: bool) -> RxResult {
+    pub fn on_data(
+        &mut self,
+        now: Ps,
+        seq: u64,
+        len: u32,
+        ts: Ps,
+        retx: bool,
+        ce: bool,
+    ) -> RxResult {
         let was_complete = self.complete();
+        self.ce_pending |= ce;
         let k = seq / self.mss;
         let base = self.rcv_nxt / self.mss;
         let mut in_order_no_holes = false;
@@ -523,6 +816,7 @@ impl TcpReceiver {
                 self.ooo.pop_front();
                 let next = self.rcv_nxt / self.mss;
                 self.rcv_nxt += self.seg_len(next);
+                self.ooo_bytes -= self.seg_len(next);
             }
             in_order_no_holes = self.ooo.is_empty();
         } else {
@@ -534,6 +828,7 @@ impl TcpReceiver {
                 self.dup_bytes += len as u64;
             } else {
                 self.ooo[i] = true;
+                self.ooo_bytes += len as u64;
             }
             self.last_seg = Some(k);
         }
@@ -575,8 +870,11 @@ impl TcpReceiver {
             cum: self.rcv_nxt,
             echo_ts: self.echo_ts,
             echo_retx: self.echo_retx,
+            ece: self.ce_pending,
+            ooo: self.ooo_bytes,
             ..Default::default()
         };
+        self.ce_pending = false;
         self.pending = 0;
         self.ack_deadline = None;
         if self.ooo.is_empty() {
@@ -643,6 +941,11 @@ mod tests {
             dupthresh: Some(3),
             delayed_ack: None,
             lost_retransmit: true,
+            fixed_rto: false,
+            probe_after: None,
+            ecn: true,
+            ooo_option: false,
+            notify: NotifyMode::Tcp,
         }
     }
 
@@ -665,7 +968,7 @@ mod tests {
                     dropped = true;
                     continue;
                 }
-                r.on_data(t, seg.seq, seg.len, t, seg.retx);
+                r.on_data(t, seg.seq, seg.len, t, seg.retx, false);
                 let ack = r.make_ack();
                 s.on_ack(t + 5, &ack, usize::MAX, &mut out);
             }
@@ -702,7 +1005,7 @@ mod tests {
                     drops += 1;
                     continue;
                 }
-                r.on_data(t, seg.seq, seg.len, t, seg.retx);
+                r.on_data(t, seg.seq, seg.len, t, seg.retx, false);
                 let ack = r.make_ack();
                 s.on_ack(t + 5, &ack, usize::MAX, &mut out);
             }
@@ -732,23 +1035,16 @@ mod tests {
         assert_eq!(out.len(), 4);
         // Segment 0 is lost; 1..3 arrive and are SACKed.
         for seg in out.drain(..).skip(1).collect::<Vec<_>>() {
-            r.on_data(10, seg.seq, seg.len, 0, false);
+            r.on_data(10, seg.seq, seg.len, 0, false, false);
             let ack = r.make_ack();
             assert_eq!(ack.cum, 0);
             s.on_ack(20, &ack, usize::MAX, &mut out);
         }
         assert!(out.is_empty(), "no fast retransmit with the threshold off");
         s.on_timer(s.timer().unwrap(), usize::MAX, &mut out);
-        assert_eq!(
-            out,
-            vec![SegOut {
-                seq: 0,
-                len: 1000,
-                retx: true
-            }]
-        );
+        assert_eq!(out, vec![SegOut::data(0, 1000, true)]);
         assert_eq!(s.timeouts, 1);
-        r.on_data(2000, 0, 1000, 1500, true);
+        r.on_data(2000, 0, 1000, 1500, true, false);
         assert!(r.complete());
     }
 
@@ -756,8 +1052,8 @@ mod tests {
     fn sack_blocks_name_the_newest_block_first() {
         let c = cfg();
         let mut r = TcpReceiver::new(&c, 10_000);
-        r.on_data(0, 2000, 1000, 0, false);
-        r.on_data(0, 5000, 1000, 0, false);
+        r.on_data(0, 2000, 1000, 0, false, false);
+        r.on_data(0, 5000, 1000, 0, false, false);
         let ack = r.make_ack();
         assert_eq!(ack.cum, 0);
         assert_eq!(
@@ -773,11 +1069,11 @@ mod tests {
             ..cfg()
         };
         let mut r = TcpReceiver::new(&c, 10_000);
-        assert!(!r.on_data(0, 0, 1000, 0, false).ack_now);
+        assert!(!r.on_data(0, 0, 1000, 0, false, false).ack_now);
         assert_eq!(r.timer(), Some(500));
-        assert!(r.on_data(1, 1000, 1000, 0, false).ack_now);
+        assert!(r.on_data(1, 1000, 1000, 0, false, false).ack_now);
         r.make_ack();
-        assert!(!r.on_data(2, 2000, 1000, 0, false).ack_now);
+        assert!(!r.on_data(2, 2000, 1000, 0, false, false).ack_now);
         assert!(r.on_timer(502));
     }
 }

@@ -4,6 +4,7 @@
 //! completed flows back by their tag.
 
 pub mod cdf;
+pub mod short_long;
 
 use crate::rng::Rng;
 use crate::scenario::{FlowSpec, ResponseSize, WorkloadSpec};
@@ -11,12 +12,16 @@ use crate::units::{Ps, PS_PER_S};
 use std::collections::VecDeque;
 
 /// Flow class labels, the `class` column of flows.parquet.
-pub const CLASS_LABELS: &[&str] = &["incast", "flow", "request", "response", "trace"];
+pub const CLASS_LABELS: &[&str] = &[
+    "incast", "flow", "request", "response", "trace", "short", "long",
+];
 pub const CLASS_INCAST: u8 = 0;
 pub const CLASS_FLOW: u8 = 1;
 pub const CLASS_REQUEST: u8 = 2;
 pub const CLASS_RESPONSE: u8 = 3;
 pub const CLASS_TRACE: u8 = 4;
+pub const CLASS_SHORT: u8 = 5;
+pub const CLASS_LONG: u8 = 6;
 
 pub const NO_QUERY: u64 = u64::MAX;
 
@@ -46,6 +51,7 @@ pub enum Workload {
     Incast(Incast),
     Poisson(Poisson),
     Query(Queries),
+    ShortLong(short_long::ShortLong),
     Trace(Trace),
 }
 
@@ -147,6 +153,25 @@ impl Workload {
                 q.advance();
                 Workload::Query(q)
             }
+            WorkloadSpec::ShortLong {
+                load,
+                short_fraction,
+                long_size,
+                request_size,
+                queries,
+                clients,
+                workers,
+            } => Workload::ShortLong(short_long::ShortLong::new(
+                *load,
+                *short_fraction,
+                *long_size,
+                *request_size,
+                *queries,
+                clients,
+                workers,
+                link_rate,
+                rng,
+            )),
             WorkloadSpec::Trace { flows } => {
                 let mut flows = flows.clone();
                 flows.sort_by_key(|f| f.start);
@@ -161,6 +186,7 @@ impl Workload {
             Workload::Incast(w) => w.next_time(),
             Workload::Poisson(w) => (w.remaining > 0).then_some(w.next_time),
             Workload::Query(w) => (w.remaining > 0).then_some(w.next_time),
+            Workload::ShortLong(w) => w.next_time(),
             Workload::Trace(w) => w.flows.get(w.next).map(|f| f.start),
         }
     }
@@ -171,6 +197,7 @@ impl Workload {
             Workload::Incast(w) => w.generate(now, out),
             Workload::Poisson(w) => w.generate(now, out),
             Workload::Query(w) => w.generate(now, out),
+            Workload::ShortLong(w) => w.generate(now, out),
             Workload::Trace(w) => w.generate(now, out),
         }
     }
@@ -187,6 +214,7 @@ impl Workload {
         match self {
             Workload::Incast(w) => w.on_flow_done(now, tag, queries),
             Workload::Query(w) => w.on_flow_done(now, tag, dst, out, queries),
+            Workload::ShortLong(w) => w.on_flow_done(now, tag, dst, out, queries),
             Workload::Poisson(_) | Workload::Trace(_) => {}
         }
     }
@@ -199,12 +227,16 @@ impl Workload {
             }
             Workload::Poisson(w) => w.remaining == 0,
             Workload::Query(w) => w.remaining == 0 && w.open.iter().all(Option::is_none),
+            Workload::ShortLong(w) => w.exhausted(),
             Workload::Trace(w) => w.next >= w.flows.len(),
         }
     }
 
     pub fn has_queries(&self) -> bool {
-        matches!(self, Workload::Incast(_) | Workload::Query(_))
+        matches!(
+            self,
+            Workload::Incast(_) | Workload::Query(_) | Workload::ShortLong(_)
+        )
     }
 }
 

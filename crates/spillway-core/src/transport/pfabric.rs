@@ -1,0 +1,58 @@
+//! pFabric's transport (pFabric §4.3, as Turbo §3 and FastLane §4.2.2 run it): start at
+//! line rate (initial window = one BDP), never above a maximum window (2 x BDP, Turbo §5),
+//! SACK, no fast retransmit — loss is found by a small fixed timeout only — slow start
+//! after a timeout, and probe mode after repeated consecutive timeouts. Packets carry
+//! the flow's priority (remaining bytes, or the whole flow's size) for the pFabric queue.
+//!
+//! The sender machinery is TCP's ([`super::tcp`]) with `fixed_rto`, `probe_after` and
+//! the duplicate-ACK threshold off; this module is the window policy.
+
+use super::cc::{half_flight, CongestionControl, NewReno, Window};
+
+/// What a pFabric packet's priority is (lower = more urgent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PriorityMode {
+    /// Bytes of the flow not yet acknowledged (pFabric's SRPT approximation).
+    Remaining,
+    /// The flow's total size, fixed (FastLane §4.2.2: avoids priority inversion among
+    /// the responses of one request).
+    FlowSize,
+}
+
+#[derive(Debug, Clone)]
+pub struct PFabricCc {
+    /// Most bytes the window may reach.
+    pub max_cwnd: u64,
+    growth: NewReno,
+}
+
+impl PFabricCc {
+    pub fn new(max_cwnd: u64) -> Self {
+        PFabricCc {
+            max_cwnd,
+            growth: NewReno::default(),
+        }
+    }
+}
+
+impl CongestionControl for PFabricCc {
+    fn on_ack(&mut self, w: &mut Window, acked: u64) {
+        // Slow start after a timeout, then additive increase, capped.
+        self.growth.on_ack(w, acked);
+        w.cwnd = w.cwnd.min(self.max_cwnd);
+    }
+
+    fn on_loss(&mut self, w: &mut Window, flight: u64) {
+        // Unused (no duplicate-ACK threshold), but well defined if one is configured.
+        self.growth.on_loss(w, flight);
+    }
+
+    fn on_recovery_end(&mut self, w: &mut Window) {
+        self.growth.on_recovery_end(w);
+    }
+
+    fn on_timeout(&mut self, w: &mut Window, flight: u64) {
+        w.ssthresh = half_flight(w, flight).min(self.max_cwnd);
+        w.cwnd = w.mss;
+    }
+}

@@ -1,0 +1,191 @@
+//! FastLane's request/response workload (FastLane §5): short partition/aggregate queries
+//! over a background of long all-to-all transfers.
+//!
+//! Every request is a small flow (10 B by default) from a client to a worker; the worker
+//! answers once the request has arrived. A *short* query picks a response size from
+//! {2, 4, 8, 16, 32} KB and a total from {32, 64, 96, 128, 160} KB, each uniformly, and
+//! asks total/size distinct workers at once (160 KB / 2 KB = 80 workers, twice the usual
+//! fan-in of an aggregator). A *long* request asks one random worker for `long_size`
+//! (1 MB). Queries arrive as one Poisson process; `short_fraction` of the offered load
+//! (response bytes) is short:
+//!
+//!   λ_short = f · load · clients · rate / (8 · 96 KB),
+//!   λ_long  = (1 − f) · load · clients · rate / (8 · long_size),
+//!
+//! 96 KB being the mean total of a short query. Response flows carry class `short` or
+//! `long`; each query (short or long) yields one query row.
+
+use super::{NewFlow, QueryRecord, CLASS_LONG, CLASS_REQUEST, CLASS_SHORT};
+use crate::rng::Rng;
+use crate::units::{Ps, PS_PER_S};
+
+pub const KB: u64 = 1024;
+pub const SHORT_SIZES: [u64; 5] = [2 * KB, 4 * KB, 8 * KB, 16 * KB, 32 * KB];
+pub const SHORT_TOTALS: [u64; 5] = [32 * KB, 64 * KB, 96 * KB, 128 * KB, 160 * KB];
+pub const MAX_FANOUT: u32 = (160 / 2) as u32;
+
+struct Open {
+    id: u64,
+    client: u32,
+    start: Ps,
+    response: u64,
+    class: u8,
+    flows: u32,
+    outstanding: u32,
+}
+
+pub struct ShortLong {
+    p_short: f64,
+    mean_gap_ps: f64,
+    clock: f64,
+    next_time: Ps,
+    remaining: u64,
+    long_size: u64,
+    request_size: u64,
+    clients: Vec<u32>,
+    workers: Vec<u32>,
+    next_id: u64,
+    open: Vec<Option<Open>>,
+    free: Vec<u32>,
+    pick: Vec<u32>,
+    rng: Rng,
+}
+
+impl ShortLong {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        load: f64,
+        short_fraction: f64,
+        long_size: u64,
+        request_size: u64,
+        queries: Option<u64>,
+        clients: &[u32],
+        workers: &[u32],
+        link_rate: u64,
+        rng: Rng,
+    ) -> ShortLong {
+        let capacity = load * clients.len() as f64 * link_rate as f64 / 8.0; // bytes/s
+        let mean_short = SHORT_TOTALS.iter().sum::<u64>() as f64 / SHORT_TOTALS.len() as f64;
+        let l_short = short_fraction * capacity / mean_short;
+        let l_long = (1.0 - short_fraction) * capacity / long_size as f64;
+        let mut w = ShortLong {
+            p_short: l_short / (l_short + l_long),
+            mean_gap_ps: PS_PER_S as f64 / (l_short + l_long),
+            clock: 0.0,
+            next_time: 0,
+            remaining: queries.unwrap_or(u64::MAX),
+            long_size,
+            request_size,
+            clients: clients.to_vec(),
+            workers: workers.to_vec(),
+            next_id: 0,
+            open: Vec::new(),
+            free: Vec::new(),
+            pick: Vec::new(),
+            rng,
+        };
+        w.advance();
+        w
+    }
+
+    fn advance(&mut self) {
+        self.clock += self.rng.exp(self.mean_gap_ps);
+        self.next_time = self.clock.round() as Ps;
+    }
+
+    pub fn next_time(&self) -> Option<Ps> {
+        (self.remaining > 0).then_some(self.next_time)
+    }
+
+    pub fn exhausted(&self) -> bool {
+        self.remaining == 0 && self.open.iter().all(Option::is_none)
+    }
+
+    pub fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
+        while self.remaining > 0 && self.next_time <= now {
+            let client = self.clients[self.rng.below(self.clients.len() as u64) as usize];
+            let short = self.rng.next_f64() < self.p_short;
+            let (response, fanout, class) = if short {
+                let size = SHORT_SIZES[self.rng.below(5) as usize];
+                let total = SHORT_TOTALS[self.rng.below(5) as usize];
+                (size, (total / size) as usize, CLASS_SHORT)
+            } else {
+                (self.long_size, 1, CLASS_LONG)
+            };
+            // Distinct workers other than the client: partial Fisher-Yates.
+            self.pick.clear();
+            self.pick
+                .extend(self.workers.iter().copied().filter(|&w| w != client));
+            let fanout = fanout.min(self.pick.len());
+            for i in 0..fanout {
+                let j = i + self.rng.below((self.pick.len() - i) as u64) as usize;
+                self.pick.swap(i, j);
+            }
+            let id = self.next_id;
+            self.next_id += 1;
+            let slot = self.free.pop().unwrap_or_else(|| {
+                self.open.push(None);
+                (self.open.len() - 1) as u32
+            });
+            self.open[slot as usize] = Some(Open {
+                id,
+                client,
+                start: now,
+                response,
+                class,
+                flows: fanout as u32,
+                outstanding: fanout as u32,
+            });
+            for &worker in &self.pick[..fanout] {
+                out.push(NewFlow {
+                    src: client,
+                    dst: worker,
+                    size: self.request_size,
+                    class: CLASS_REQUEST,
+                    query: id,
+                    tag: (slot as u64) << 1,
+                });
+            }
+            self.remaining -= 1;
+            self.advance();
+        }
+    }
+
+    pub fn on_flow_done(
+        &mut self,
+        now: Ps,
+        tag: u64,
+        dst: u32,
+        out: &mut Vec<NewFlow>,
+        queries: &mut Vec<QueryRecord>,
+    ) {
+        let slot = (tag >> 1) as usize;
+        let Some(q) = self.open[slot].as_mut() else {
+            return;
+        };
+        if tag & 1 == 0 {
+            // The request reached worker `dst`: it answers.
+            out.push(NewFlow {
+                src: dst,
+                dst: q.client,
+                size: q.response,
+                class: q.class,
+                query: q.id,
+                tag: tag | 1,
+            });
+            return;
+        }
+        q.outstanding -= 1;
+        if q.outstanding == 0 {
+            let q = self.open[slot].take().unwrap();
+            self.free.push(slot as u32);
+            queries.push(QueryRecord {
+                query_id: q.id,
+                start: q.start,
+                finish: now,
+                size_bytes: q.response * q.flows as u64,
+                flows: q.flows,
+            });
+        }
+    }
+}
