@@ -8,13 +8,17 @@
 //! to the largest size they have needed and are reused.
 
 pub mod alloc;
+pub mod bench;
+pub mod cputime;
 pub mod demand;
 pub mod fabric;
 pub mod pathsel;
+pub mod pipeline;
 pub mod slots;
 
 pub use alloc::{Allocator, Arbiter, Batch, Mode, Policy};
 pub use demand::{DemandError, DemandTable, Flow};
 pub use fabric::Fabric;
 pub use pathsel::{EdgeColoring, PathError, ThreeTier, TwoTier, VirtualCores};
+pub use pipeline::Pipeline;
 pub use slots::{Grant, MAX_WIDTH};

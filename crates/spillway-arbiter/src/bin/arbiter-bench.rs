@@ -1,1 +1,134 @@
-fn main() {}
+//! `arbiter-bench [--json] [--quick] [--widths]`: the benchmarks of issue 6, behind
+//! `spillway bench arbiter`. See `spillway_arbiter::bench` for what is measured and how.
+
+use spillway_arbiter::bench::{self, AllocResult};
+use spillway_arbiter::Mode;
+
+const N: u32 = 256;
+const WIDTH: u32 = 64;
+
+fn row(r: &AllocResult) -> String {
+    format!(
+        "{{\"load\": {}, \"mode\": \"{}\", \"us_per_timeslot\": {:.4}, \"utilization\": {:.4}, \"gbps_per_core\": {:.1}}}",
+        r.load,
+        mode_name(r.mode),
+        r.us_per_timeslot,
+        r.utilization,
+        r.gbps_per_core
+    )
+}
+
+fn mode_name(m: Mode) -> &'static str {
+    match m {
+        Mode::Greedy => "greedy",
+        Mode::Iterative => "iterative",
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let json = args.iter().any(|a| a == "--json");
+    let quick = args.iter().any(|a| a == "--quick");
+    if let Some(a) = args
+        .iter()
+        .find(|a| !matches!(a.as_str(), "--json" | "--quick" | "--widths"))
+    {
+        eprintln!("arbiter-bench: unknown argument {a:?}; usage: arbiter-bench [--json] [--quick] [--widths]");
+        std::process::exit(2);
+    }
+    let (warm, batches) = if quick { (50, 300) } else { (300, 2000) };
+    if args.iter().any(|a| a == "--widths") {
+        for w in [8u32, 16, 32, 64] {
+            for load in [0.3, 0.9] {
+                let s = 64 / w as u64;
+                let r = bench::alloc_1core(N, load, Mode::Greedy, w, warm * s, batches * s, 1);
+                eprintln!(
+                    "width {w:2} load {load}: {:.4} us/timeslot, {:.0} Gbit/s per core",
+                    r.us_per_timeslot, r.gbps_per_core
+                );
+            }
+        }
+    }
+    let loads = [0.3, 0.6, 0.9];
+    let mut alloc = Vec::new();
+    for mode in [Mode::Greedy, Mode::Iterative] {
+        for &load in &loads {
+            alloc.push(bench::alloc_1core(N, load, mode, WIDTH, warm, batches, 1));
+        }
+    }
+    let rt = [Mode::Greedy, Mode::Iterative]
+        .map(|m| (bench::realtime_capacity(N, m, WIDTH, batches / 2), m));
+    let ((rt_load, rt_tbps), rt_mode) = if rt[1].0 .1 > rt[0].0 .1 {
+        rt[1]
+    } else {
+        rt[0]
+    };
+    let two: Vec<AllocResult> = loads
+        .iter()
+        .map(|&l| bench::alloc_pipeline(N, l, 2, WIDTH, warm, batches, 1))
+        .collect();
+    let samples = if quick { 2000 } else { 20000 };
+    let (pm, pp) = bench::pathsel_permutations(samples, 3);
+    let slots = if quick { 3200 } else { 12800 };
+    let by_load: Vec<(f64, f64, f64)> = (1..=9)
+        .map(|i| {
+            let load = i as f64 / 10.0;
+            let (m, p) = bench::pathsel_allocator(load, slots, 5);
+            (load, m, p)
+        })
+        .collect();
+
+    if json {
+        let by = by_load
+            .iter()
+            .map(|(l, m, p)| {
+                format!("{{\"load\": {l}, \"median_us\": {m:.3}, \"p99_us\": {p:.3}}}")
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        println!(
+            "{{\"alloc\": [{}], \"alloc_realtime_tbps_1core\": {:.3}, \"alloc_realtime_load_1core\": {:.3}, \"alloc_realtime_mode\": \"{}\", \"alloc_2threads\": [{}], \"pathsel\": {{\"perm512_median_us\": {:.3}, \"perm512_p99_us\": {:.3}, \"by_load\": [{}]}}}}",
+            alloc.iter().map(row).collect::<Vec<_>>().join(", "),
+            rt_tbps,
+            rt_load,
+            mode_name(rt_mode),
+            two.iter().map(row).collect::<Vec<_>>().join(", "),
+            pm,
+            pp,
+            by
+        );
+        return;
+    }
+    println!("allocation, {N} endpoints, batches of {WIDTH}, one core (thread CPU time):");
+    println!("  mode       load  us/timeslot  utilization  Gbit/s per core");
+    for r in &alloc {
+        println!(
+            "  {:9}  {:.1}   {:10.4}  {:11.3}  {:15.0}",
+            mode_name(r.mode),
+            r.load,
+            r.us_per_timeslot,
+            r.utilization,
+            r.gbps_per_core
+        );
+    }
+    for ((l, t), m) in rt {
+        println!(
+            "  real time (<= 1.2 us/timeslot), {}: load {l:.3}, {t:.3} Tbit/s",
+            mode_name(m)
+        );
+    }
+    println!(
+        "pipeline, 2 allocator threads (us/timeslot = wall clock; Gbit/s per core over all CPU):"
+    );
+    for r in &two {
+        println!(
+            "  load {:.1}: {:.4} us/timeslot, utilization {:.3}, {:.0} Gbit/s per core",
+            r.load, r.us_per_timeslot, r.utilization, r.gbps_per_core
+        );
+    }
+    println!("path selection, 16 racks x 32 endpoints, 4 cores at 8x (per timeslot):");
+    println!("  full 512-endpoint permutations: median {pm:.3} us, p99 {pp:.3} us");
+    for (l, m, p) in by_load {
+        println!("  allocator output at load {l:.1}: median {m:.3} us, p99 {p:.3} us");
+    }
+}

@@ -1,0 +1,323 @@
+//! Benchmarks of issue 6 (`spillway bench arbiter`): the paper's allocation workload
+//! (§7.3 Experiment F) and path-selection workload (Experiment G).
+//!
+//! Allocation is measured in thread CPU time (`CLOCK_THREAD_CPUTIME_ID`), as the
+//! original was: immune to the other work on a shared machine. The workload is generated
+//! before the clock starts; the clock covers demand updates and allocation. Path
+//! selection is timed per timeslot with the monotonic clock (a vDSO read, ~20 ns; the
+//! thread CPU clock is a system call too coarse for a few microseconds), reported as
+//! median and p99, which preemption barely moves.
+
+use crate::alloc::{Arbiter, Batch, Mode, Policy};
+pub use crate::cputime::thread_cpu_seconds;
+use crate::demand::Flow;
+use crate::fabric::Fabric;
+use crate::pathsel::{TwoTier, VirtualCores};
+use crate::pipeline::Pipeline;
+use std::time::Instant;
+
+/// Bits in one timeslot (one 1500-byte MTU).
+pub const BITS_PER_TIMESLOT: f64 = 12_000.0;
+/// Endpoint link rate (Gbit/s) in the paper's workload.
+pub const LINK_GBPS: f64 = 10.0;
+/// Real-time budget per timeslot: 1500 B at 10 Gbit/s (§3).
+pub const REALTIME_US: f64 = 1.2;
+
+/// xorshift64*: small, fast, deterministic (the benchmark's only randomness).
+pub struct Rng(u64);
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() >> 32) * n) >> 32
+    }
+}
+
+/// Request sizes.
+#[derive(Clone, Copy, Debug)]
+pub enum Sizes {
+    /// Every request is this many MTUs (Experiment F: "requests are for 10 MTUs").
+    Fixed(u64),
+    /// Geometric with this mean, at least 1 (Experiment G: exponential, mean 10).
+    Exponential(f64),
+}
+
+/// Poisson requests, uniform source and destination (Experiment F/G), grouped by the
+/// batch in which they are reported: `(batch, src, dst, total)` where `total` is the
+/// endpoint's FCP aggregate count after this request (computed here, outside the timed
+/// region: it is the endpoint's work, not the arbiter's).
+pub fn poisson_requests(
+    n: u32,
+    load: f64,
+    sizes: Sizes,
+    width: u32,
+    batches: u64,
+    seed: u64,
+) -> Vec<(u32, u32, u32, u64)> {
+    let mut rng = Rng::new(seed);
+    let mean = match sizes {
+        Sizes::Fixed(s) => s as f64,
+        Sizes::Exponential(m) => m,
+    };
+    // Offered load = MTUs per endpoint per timeslot; requests per timeslot network-wide.
+    let rate = n as f64 * load / mean;
+    let horizon = (batches * width as u64) as f64;
+    let mut t = 0.0;
+    let mut out = Vec::new();
+    let mut totals = vec![0u64; (n * n) as usize];
+    loop {
+        t += -(1.0 - rng.unit()).ln() / rate;
+        if t >= horizon {
+            break;
+        }
+        let src = rng.below(n as u64) as u32;
+        let mut dst = rng.below(n as u64 - 1) as u32;
+        if dst >= src {
+            dst += 1;
+        }
+        let size = match sizes {
+            Sizes::Fixed(s) => s,
+            Sizes::Exponential(m) => {
+                // Geometric on {1, 2, ...} with mean m.
+                let p = 1.0 / m;
+                1 + ((1.0 - rng.unit()).ln() / (1.0 - p).ln()).floor() as u64
+            }
+        };
+        let k = (src * n + dst) as usize;
+        totals[k] += size;
+        out.push(((t as u64 / width as u64) as u32, src, dst, totals[k]));
+    }
+    out
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct AllocResult {
+    pub load: f64,
+    pub mode: Mode,
+    pub us_per_timeslot: f64,
+    pub utilization: f64,
+    pub gbps_per_core: f64,
+}
+
+/// Single-threaded allocation: `warm` batches unmeasured, then `batches` measured.
+pub fn alloc_1core(
+    n: u32,
+    load: f64,
+    mode: Mode,
+    width: u32,
+    warm: u64,
+    batches: u64,
+    seed: u64,
+) -> AllocResult {
+    let fabric = Fabric::full_bisection(n as usize);
+    let reqs = poisson_requests(n, load, Sizes::Fixed(10), width, warm + batches, seed);
+    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, mode, width);
+    let mut out = Batch::new();
+    let (mut granted, mut cpu0, mut r) = (0u64, 0.0, 0usize);
+    for b in 0..warm + batches {
+        if b == warm {
+            granted = 0;
+            cpu0 = thread_cpu_seconds();
+        }
+        while r < reqs.len() && reqs[r].0 as u64 <= b {
+            let (_, s, d, total) = reqs[r];
+            arb.request(s, d, total).expect("valid endpoints");
+            r += 1;
+        }
+        arb.allocate(b * width as u64, &mut out);
+        granted += out.grants().len() as u64;
+    }
+    let cpu = thread_cpu_seconds() - cpu0;
+    result(load, mode, n, width, batches, granted, cpu)
+}
+
+fn result(
+    load: f64,
+    mode: Mode,
+    n: u32,
+    width: u32,
+    batches: u64,
+    granted: u64,
+    cpu: f64,
+) -> AllocResult {
+    let slots = (batches * width as u64) as f64;
+    AllocResult {
+        load,
+        mode,
+        us_per_timeslot: cpu / slots * 1e6,
+        utilization: granted as f64 / (slots * n as f64),
+        gbps_per_core: granted as f64 * BITS_PER_TIMESLOT / cpu / 1e9,
+    }
+}
+
+/// The pipeline with `stages` threads. CPU time is summed over the allocator threads and
+/// the feeding thread's demand updates (all of the arbiter's work); `us_per_timeslot` is
+/// that total divided by the timeslots, i.e. per core-equivalent.
+pub fn alloc_pipeline(
+    n: u32,
+    load: f64,
+    stages: usize,
+    width: u32,
+    warm: u64,
+    batches: u64,
+    seed: u64,
+) -> AllocResult {
+    let fabric = Fabric::full_bisection(n as usize);
+    let reqs = poisson_requests(n, load, Sizes::Fixed(10), width, warm + batches, seed);
+    let mut pipe = Pipeline::new(&fabric, stages, width);
+    let (mut granted, mut r) = (0u64, 0usize);
+    let mut feed_cpu = 0.0;
+    let mut alloc_cpu0 = 0.0;
+    let mut wall0 = Instant::now();
+    for b in 0..warm + batches {
+        if b == warm {
+            while pipe.in_flight() > 0 {
+                let x = pipe.recv();
+                pipe.recycle(x);
+            }
+            granted = 0;
+            alloc_cpu0 = pipe.cpu_seconds();
+            wall0 = Instant::now();
+        }
+        let c0 = thread_cpu_seconds();
+        while r < reqs.len() && reqs[r].0 as u64 <= b {
+            let (_, s, d, total) = reqs[r];
+            pipe.request(s, d, total).expect("valid endpoints");
+            r += 1;
+        }
+        pipe.allocate(b * width as u64);
+        if b >= warm {
+            feed_cpu += thread_cpu_seconds() - c0;
+        }
+        if pipe.in_flight() > stages {
+            let x = pipe.recv();
+            if b >= warm {
+                granted += x.grants().len() as u64;
+            }
+            pipe.recycle(x);
+        }
+    }
+    while pipe.in_flight() > 0 {
+        let x = pipe.recv();
+        granted += x.grants().len() as u64;
+        pipe.recycle(x);
+    }
+    let wall = wall0.elapsed().as_secs_f64();
+    let cpu = pipe.cpu_seconds() - alloc_cpu0 + feed_cpu;
+    let mut res = result(load, Mode::Greedy, n, width, batches, granted, cpu);
+    // Wall-clock time per timeslot is what the pipeline sustains.
+    res.us_per_timeslot = wall / (batches * width as u64) as f64 * 1e6;
+    res
+}
+
+/// Highest offered load that one core allocates within the real-time budget, found by
+/// bisection; returns (load, achieved Tbit/s).
+pub fn realtime_capacity(n: u32, mode: Mode, width: u32, batches: u64) -> (f64, f64) {
+    let (mut lo, mut hi) = (0.05, 1.0);
+    let mut best = (0.0, 0.0);
+    let top = alloc_1core(n, hi, mode, width, batches / 4, batches, 7);
+    if top.us_per_timeslot <= REALTIME_US {
+        return (hi, top.utilization * n as f64 * LINK_GBPS / 1000.0);
+    }
+    for _ in 0..7 {
+        let mid = (lo + hi) / 2.0;
+        let r = alloc_1core(n, mid, mode, width, batches / 4, batches, 7);
+        if r.us_per_timeslot <= REALTIME_US {
+            lo = mid;
+            best = (mid, r.utilization * n as f64 * LINK_GBPS / 1000.0);
+        } else {
+            hi = mid;
+        }
+    }
+    best
+}
+
+/// Median and p99 of a sample, in microseconds.
+fn median_p99(v: &mut [f64]) -> (f64, f64) {
+    v.sort_unstable_by(|a, b| a.total_cmp(b));
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.99))
+}
+
+/// Path selection on full random permutations of 16 racks x 32 endpoints, 4 cores at 8x
+/// the endpoint rate (32 virtual cores).
+pub fn pathsel_permutations(samples: usize, seed: u64) -> (f64, f64) {
+    let rack_of: Vec<u32> = (0..512).map(|e| e / 32).collect();
+    let mut sel = TwoTier::new(rack_of, VirtualCores::new(&[8; 4])).expect("16 racks");
+    let mut rng = Rng::new(seed);
+    let mut perm: Vec<u32> = (0..512).collect();
+    let mut flows = Vec::with_capacity(512);
+    let mut out = Vec::with_capacity(512);
+    let mut times = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        for i in (1..512).rev() {
+            perm.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        flows.clear();
+        flows.extend((0..512u32).map(|s| Flow {
+            src: s,
+            dst: perm[s as usize],
+        }));
+        let t = Instant::now();
+        sel.select(&flows, &mut out).expect("non-blocking");
+        times.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    median_p99(&mut times)
+}
+
+/// Path selection of the allocator's own matchings (Experiment G: exponential sizes,
+/// mean 10 MTUs) at an offered load: (median, p99) per timeslot.
+pub fn pathsel_allocator(load: f64, timeslots: u64, seed: u64) -> (f64, f64) {
+    let n = 512u32;
+    let width = 64u32;
+    let rack_of: Vec<u32> = (0..n).map(|e| e / 32).collect();
+    let fabric = Fabric::full_bisection(n as usize);
+    let batches = timeslots / width as u64;
+    let warm = 20;
+    let reqs = poisson_requests(
+        n,
+        load,
+        Sizes::Exponential(10.0),
+        width,
+        warm + batches,
+        seed,
+    );
+    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, Mode::Greedy, width);
+    let mut sel = TwoTier::new(rack_of, VirtualCores::new(&[8; 4])).expect("16 racks");
+    let (mut out, mut paths) = (Batch::new(), Vec::new());
+    let mut by_slot: Vec<Vec<Flow>> = (0..width).map(|_| Vec::new()).collect();
+    let mut times = Vec::new();
+    let mut r = 0;
+    for b in 0..warm + batches {
+        while r < reqs.len() && reqs[r].0 as u64 <= b {
+            let (_, s, d, total) = reqs[r];
+            arb.request(s, d, total).expect("valid endpoints");
+            r += 1;
+        }
+        arb.allocate(b * width as u64, &mut out);
+        if b < warm {
+            continue;
+        }
+        by_slot.iter_mut().for_each(Vec::clear);
+        for g in out.grants() {
+            by_slot[g.slot as usize].push(g.flow());
+        }
+        for flows in &by_slot {
+            let t = Instant::now();
+            sel.select(flows, &mut paths).expect("non-blocking");
+            times.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    median_p99(&mut times)
+}
