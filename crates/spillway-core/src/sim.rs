@@ -1099,3 +1099,65 @@ impl Sim {
         self.pkts.live()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// FastLane §3.2: a victim becomes one notification for its source, with its
+    /// sequence number and original length, at top priority, queued on the port the
+    /// victim arrived by.
+    #[test]
+    fn a_dropped_packet_becomes_a_notification_out_its_input_port() {
+        let text = r#"
+[topology]
+kind = "star"
+hosts = 3
+[switch]
+overflow = "fastlane"
+[workload]
+kind = "trace"
+flows = [{ src = 1, dst = 0, size = "100KB" }]
+"#;
+        let sc = Scenario::parse(text, &[], None).unwrap();
+        let mut sim = Sim::new(&sc).unwrap();
+        sim.step(1); // the flow starts: slot 0 holds it
+        let f = sim.flows[0].as_ref().unwrap();
+        let (id, hash) = (f.id, f.hash);
+        let mut p = Packet::new(PktKind::Data, 0, id, 1, 0, 5, 1538, hash);
+        p.seq = 2 * 1460;
+        p.len = 1460;
+        p.epoch = 3;
+        let pkt = sim.pkts.alloc(p);
+        let switch = sim.net.hosts;
+        let in_port = sim.net.nodes[switch as usize]
+            .ports
+            .iter()
+            .position(|p| p.peer == 1)
+            .unwrap();
+        let generated = sim.counters.notifications_generated;
+        sim.on_drop(switch, pkt, in_port as u16);
+        assert_eq!(sim.counters.notifications_generated, generated + 1);
+        let port = &sim.net.nodes[switch as usize].ports[in_port];
+        let nq = port.notif.as_ref().unwrap();
+        // Exactly one notification, and it is on its way out of the input port
+        // (the idle link took it at once) or first in its queue.
+        assert_eq!(nq.stats.generated, 1);
+        assert_eq!(nq.stats.enqueued, 1);
+        assert!(nq.front().is_none_or(|q| q == pkt));
+        let n = sim.pkts.get(pkt);
+        assert_eq!(n.kind, PktKind::Notify);
+        assert_eq!(n.orig, PktKind::Data);
+        assert_eq!((n.src, n.dst), (0, 1), "addressed to the source");
+        assert_eq!((n.seq, n.len, n.epoch), (2 * 1460, 1460, 3));
+        assert_eq!(n.class, 0, "top priority");
+        assert_eq!(n.wire, NOTIFICATION_FRAME);
+        assert_eq!(sim.pkts.hot(pkt).wire as u32, NOTIFICATION_FRAME);
+        // The other ports saw nothing.
+        for (i, p) in sim.net.nodes[switch as usize].ports.iter().enumerate() {
+            if i != in_port {
+                assert_eq!(p.notif.as_ref().unwrap().stats.enqueued, 0);
+            }
+        }
+    }
+}

@@ -75,6 +75,11 @@ impl NotifQueue {
         self.bytes
     }
 
+    /// The notification that would go out next.
+    pub fn front(&self) -> Option<u32> {
+        self.q.front().map(|&(p, _)| p)
+    }
+
     pub fn capacity(&self) -> u64 {
         self.cfg.buffer
     }
