@@ -263,7 +263,9 @@ workers = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
 duration = "3ms"
 "#;
     // k=4 has 16 hosts: too few workers for an 80-way query, so the scenario is refused.
-    let err = Scenario::parse(text, &[], None).err().expect("refused");
+    let Err(err) = Scenario::parse(text, &[], None) else {
+        panic!("refused")
+    };
     assert_eq!(err.key, "workload.workers");
     let text = text.replace("short_fraction = 0.5", "short_fraction = 0.0");
     let a = run(&text, &[]);
