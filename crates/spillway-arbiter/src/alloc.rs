@@ -83,7 +83,34 @@ pub(crate) struct Core {
     pub width: u32,
     pub first: u64,
     /// Max-min: pairs allocated in slot k with demand left, in processing order.
-    pub bins: Vec<Vec<Flow>>,
+    pub bins: Vec<Vec<Tok>>,
+}
+
+/// A pair in flight within a batch, carrying its remaining demand and grants so far.
+#[derive(Clone, Copy)]
+pub(crate) struct Tok {
+    f: Flow,
+    rem: u32,
+    got: u32,
+}
+
+/// Sort pairs by max-min key (then source, destination) with the keys read once.
+pub(crate) fn sort_by_key(d: &DemandTable, v: &mut [Flow], scratch: &mut Vec<u128>) {
+    if v.len() < 2 {
+        return;
+    }
+    scratch.clear();
+    scratch.extend(
+        v.iter()
+            .map(|f| (d.last_key(*f) as u128) << 64 | (f.src as u128) << 32 | f.dst as u128),
+    );
+    scratch.sort_unstable();
+    for (f, &k) in v.iter_mut().zip(scratch.iter()) {
+        *f = Flow {
+            src: (k >> 32) as u32,
+            dst: k as u32,
+        };
+    }
 }
 
 impl Core {
@@ -120,8 +147,9 @@ impl Core {
         d.grant(f, self.first + k as u64);
     }
 
-    /// Max-min: offer `f` its next timeslot (only slots after `after` can be free for it,
-    /// §3.1). Allocated with demand left → bin of that slot; nothing free → `blocked`.
+    /// Max-min: offer `f` its first timeslot of the batch. Allocated with demand left →
+    /// bin of that slot; nothing free → `blocked`. The pair's state is read once here and
+    /// written back once when it leaves the batch; in between it travels in the token.
     #[inline(always)]
     pub fn offer_next<const RACKS: bool>(
         &mut self,
@@ -137,17 +165,59 @@ impl Core {
             }
             return;
         }
-        let a = self.slots.avail::<RACKS>(f);
+        let t = Tok {
+            f,
+            rem: rem.min(u32::MAX as u64) as u32,
+            got: 0,
+        };
+        self.step::<RACKS>(d, t, 0, blocked, out);
+    }
+
+    /// Give the token its next slot; it last got slot `k_last` (if `got > 0`). Only
+    /// slots after that can be free for it (§3.1): earlier ones were taken before it.
+    #[inline(always)]
+    fn step<const RACKS: bool>(
+        &mut self,
+        d: &DemandTable,
+        mut t: Tok,
+        k_last: u32,
+        blocked: &mut Vec<Flow>,
+        out: &mut Batch,
+    ) {
+        let a = self.slots.avail::<RACKS>(t.f);
         if a == 0 {
-            if d.endpoints_present(f) || d.retire(f) {
-                blocked.push(f);
-            }
-            return;
+            return self.exit(d, t, k_last, blocked);
         }
         let k = a.trailing_zeros();
-        self.grant::<RACKS>(d, f, k, out);
-        if rem > 1 || d.retire(f) {
-            self.bins[k as usize].push(f);
+        self.slots.place::<RACKS>(t.f, k, out.grants.len() as u32);
+        out.grants.push(Grant {
+            slot: k,
+            src: t.f.src,
+            dst: t.f.dst,
+        });
+        t.rem -= 1;
+        t.got += 1;
+        if t.rem > 0 {
+            self.bins[k as usize].push(t);
+        } else {
+            self.exit(d, t, k, blocked);
+        }
+    }
+
+    /// The token leaves the batch: write its grants back; keep it pending if it still
+    /// has demand (or gained some meanwhile) and both endpoints are present.
+    #[inline(always)]
+    fn exit(&mut self, d: &DemandTable, t: Tok, k_last: u32, blocked: &mut Vec<Flow>) {
+        if t.got > 0 {
+            d.commit(t.f, t.got as u64, self.first + k_last as u64);
+        }
+        let keep = if t.rem == 0 {
+            d.retire(t.f)
+        } else {
+            d.endpoints_present(t.f) || d.retire(t.f)
+        };
+        if keep {
+            blocked.push(t.f);
         }
     }
 
@@ -158,13 +228,13 @@ impl Core {
         blocked: &mut Vec<Flow>,
         out: &mut Batch,
     ) {
-        for k in 0..self.width as usize {
-            let mut bin = std::mem::take(&mut self.bins[k]);
-            for &f in &bin {
-                self.offer_next::<RACKS>(d, f, blocked, out);
+        for k in 0..self.width {
+            let mut bin = std::mem::take(&mut self.bins[k as usize]);
+            for &t in &bin {
+                self.step::<RACKS>(d, t, k, blocked, out);
             }
             bin.clear();
-            self.bins[k] = bin;
+            self.bins[k as usize] = bin;
         }
     }
 
@@ -262,6 +332,7 @@ pub struct Allocator {
     stale: Vec<Flow>,
     leftover: Vec<Flow>,
     counts: Vec<u32>,
+    keys: Vec<u128>,
 }
 
 impl Allocator {
@@ -275,6 +346,7 @@ impl Allocator {
             stale: Vec::new(),
             leftover: Vec::new(),
             counts: vec![0; 66],
+            keys: Vec::new(),
         }
     }
 
@@ -309,6 +381,8 @@ impl Allocator {
     /// `first`; batches must not overlap and should be allocated in increasing order.
     pub fn allocate(&mut self, d: &DemandTable, first: u64, out: &mut Batch) {
         self.core.begin(d, first, out);
+        // Only the iterative mode looks up who holds a slot.
+        self.core.slots.own = self.mode == Mode::Iterative;
         if self.core.slots.racks() {
             self.run::<true>(d, out)
         } else {
@@ -323,8 +397,7 @@ impl Allocator {
             Policy::MaxMin => {
                 // New pairs join in key order (never allocated = 0 = first); a pair that
                 // was idle keeps the key of its last allocation.
-                self.arrivals
-                    .sort_unstable_by_key(|&f| (d.last_key(f), f.src, f.dst));
+                sort_by_key(d, &mut self.arrivals, &mut self.keys);
                 let (mut i, mut j) = (0, 0);
                 while i < self.pending.len() || j < self.arrivals.len() {
                     let f = if j == self.arrivals.len()

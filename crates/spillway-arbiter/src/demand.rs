@@ -20,7 +20,9 @@ pub struct Flow {
     pub dst: u32,
 }
 
+/// 32 bytes, aligned: one pair never straddles two cache lines.
 #[derive(Default)]
+#[repr(align(32))]
 struct PairState {
     /// Timeslots requested, in the arbiter's own count (epoch base + endpoint's total).
     requested: AtomicU64,
@@ -30,8 +32,6 @@ struct PairState {
     base: AtomicU64,
     /// 0 = never allocated, else last allocated timeslot + 1 (max-min order key).
     last: AtomicU64,
-    /// Whether a token for this pair is in some allocator's pending list.
-    active: AtomicBool,
 }
 
 /// Why a demand report was refused (never a panic: reports come from the network).
@@ -54,7 +54,13 @@ impl std::error::Error for DemandError {}
 pub struct DemandTable {
     n: usize,
     pairs: Box<[PairState]>,
+    /// Per pair: whether a token for it is in some allocator's pending list.
+    active: Box<[AtomicBool]>,
     present: Box<[AtomicBool]>,
+    /// Shared between threads (pipeline): the activation handshake needs sequentially
+    /// consistent operations. Single-threaded, plain loads and stores do (an x86 locked
+    /// instruction costs more than the rest of a grant).
+    concurrent: bool,
 }
 
 impl DemandTable {
@@ -62,8 +68,32 @@ impl DemandTable {
         DemandTable {
             n,
             pairs: (0..n * n).map(|_| PairState::default()).collect(),
+            active: (0..n * n).map(|_| AtomicBool::new(false)).collect(),
             present: (0..n).map(|_| AtomicBool::new(true)).collect(),
+            concurrent: false,
         }
+    }
+
+    /// A table whose reports and allocators run on different threads.
+    pub fn new_shared(n: usize) -> Self {
+        DemandTable {
+            concurrent: true,
+            ..Self::new(n)
+        }
+    }
+
+    #[inline]
+    fn strong(&self) -> std::sync::atomic::Ordering {
+        if self.concurrent {
+            SeqCst
+        } else {
+            Relaxed
+        }
+    }
+
+    #[inline]
+    fn active(&self, f: Flow) -> &AtomicBool {
+        &self.active[f.src as usize * self.n + f.dst as usize]
     }
 
     pub fn endpoints(&self) -> usize {
@@ -95,7 +125,7 @@ impl DemandTable {
         let p = self.pair(f);
         let want = p.base.load(Relaxed) + total;
         if want > p.requested.load(Relaxed) {
-            p.requested.store(want, SeqCst);
+            p.requested.store(want, self.strong());
         }
         Ok(self.try_activate(f).then_some(f))
     }
@@ -135,6 +165,15 @@ impl DemandTable {
         self.pair(f).last.load(Relaxed)
     }
 
+    /// Record `got` allocated timeslots, the latest being `last`. Only the token holder
+    /// calls this.
+    #[inline]
+    pub(crate) fn commit(&self, f: Flow, got: u64, last: u64) {
+        let p = self.pair(f);
+        p.allocated.store(p.allocated.load(Relaxed) + got, Relaxed);
+        p.last.store(last + 1, Relaxed);
+    }
+
     /// Record one allocated timeslot. Only the token holder calls this.
     #[inline]
     pub(crate) fn grant(&self, f: Flow, timeslot: u64) {
@@ -157,18 +196,26 @@ impl DemandTable {
 
     #[inline]
     fn eligible(&self, f: Flow) -> bool {
+        let o = self.strong();
         self.remaining(f) > 0
-            && self.present[f.src as usize].load(SeqCst)
-            && self.present[f.dst as usize].load(SeqCst)
+            && self.present[f.src as usize].load(o)
+            && self.present[f.dst as usize].load(o)
     }
 
+    #[inline]
     fn try_activate(&self, f: Flow) -> bool {
-        self.eligible(f)
-            && self
-                .pair(f)
-                .active
-                .compare_exchange(false, true, SeqCst, Relaxed)
-                .is_ok()
+        if !self.eligible(f) {
+            return false;
+        }
+        let a = self.active(f);
+        if self.concurrent {
+            a.compare_exchange(false, true, SeqCst, Relaxed).is_ok()
+        } else {
+            // Plain load and store: `swap` would be a locked instruction on x86.
+            let was = a.load(Relaxed);
+            a.store(true, Relaxed);
+            !was
+        }
     }
 
     /// The token holder gives up a flow with nothing left to allocate (or an absent
@@ -176,7 +223,7 @@ impl DemandTable {
     /// endpoint rejoined) concurrently, and the re-check below saw it.
     #[inline]
     pub(crate) fn retire(&self, f: Flow) -> bool {
-        self.pair(f).active.store(false, SeqCst);
+        self.active(f).store(false, self.strong());
         self.try_activate(f)
     }
 

@@ -19,6 +19,8 @@ pub mod slots;
 pub use alloc::{Allocator, Arbiter, Batch, Mode, Policy};
 pub use demand::{DemandError, DemandTable, Flow};
 pub use fabric::Fabric;
-pub use pathsel::{EdgeColoring, PathError, ThreeTier, TwoTier, VirtualCores};
+pub use pathsel::{
+    AlternatingPaths, Coloring, EdgeColoring, PathError, ThreeTier, TwoTier, VirtualCores,
+};
 pub use pipeline::Pipeline;
 pub use slots::{Grant, MAX_WIDTH};

@@ -262,6 +262,130 @@ fn augment(l: usize, adj: &[u64; MAX_VERTICES], match_r: &mut [u8], visited: &mu
     false
 }
 
+/// Edge coloring by alternating paths (König's proof, as in Gabow's simple algorithm):
+/// color edges one by one; if no color is free at both ends, take a free at the source
+/// and b free at the destination, swap a and b along the a/b path from the destination
+/// (it cannot reach the source in a bipartite graph), then use a. Any degree, exactly
+/// D colors, no padding. Free colors per vertex are u64 bitmasks (find-first-set), so
+/// the common case is one AND; at most 64 colors.
+#[derive(Default)]
+pub struct AlternatingPaths {
+    /// Free colors per vertex (left 0..n, right n..2n).
+    free: Vec<u64>,
+    /// Edge index holding color c at vertex v: `at[v * 64 + c]`.
+    at: Vec<u16>,
+    path: Vec<u16>,
+}
+
+impl AlternatingPaths {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Same contract as [`EdgeColoring::color`]; `colors` must be at most 64.
+    pub fn color(
+        &mut self,
+        n: usize,
+        edges: &[(u32, u32)],
+        colors: u32,
+        out: &mut Vec<u32>,
+    ) -> Result<u32, PathError> {
+        if n > MAX_VERTICES || edges.len() >= NONE as usize {
+            return Err(PathError::BadVertex(n as u32));
+        }
+        let mut deg = [0u32; 2 * MAX_VERTICES];
+        for &(l, r) in edges {
+            if l as usize >= n || r as usize >= n {
+                return Err(PathError::BadVertex(l.max(r)));
+            }
+            deg[l as usize] += 1;
+            deg[n + r as usize] += 1;
+        }
+        let d = deg.iter().copied().max().unwrap_or(0);
+        if d > colors || d > 64 {
+            return Err(PathError::DegreeExceedsColors {
+                degree: d,
+                colors: colors.min(64),
+            });
+        }
+        let all = if d == 64 { u64::MAX } else { (1u64 << d) - 1 };
+        self.free.clear();
+        self.free.resize(2 * n, all);
+        self.at.clear();
+        self.at.resize(2 * n * 64, NONE);
+        out.clear();
+        out.resize(edges.len(), 0);
+        for (e, &(l, r)) in edges.iter().enumerate() {
+            let (u, w) = (l as usize, n + r as usize);
+            let common = self.free[u] & self.free[w];
+            let c = if common != 0 {
+                common.trailing_zeros()
+            } else {
+                let a = self.free[u].trailing_zeros();
+                let b = self.free[w].trailing_zeros();
+                self.flip(edges, out, n, w, a, b);
+                a
+            };
+            self.set(edges, n, e, c, out);
+        }
+        Ok(d)
+    }
+
+    fn ends(edges: &[(u32, u32)], n: usize, e: usize) -> (usize, usize) {
+        (edges[e].0 as usize, n + edges[e].1 as usize)
+    }
+
+    #[inline]
+    fn set(&mut self, edges: &[(u32, u32)], n: usize, e: usize, c: u32, out: &mut [u32]) {
+        let (u, w) = Self::ends(edges, n, e);
+        out[e] = c;
+        self.free[u] &= !(1 << c);
+        self.free[w] &= !(1 << c);
+        self.at[u * 64 + c as usize] = e as u16;
+        self.at[w * 64 + c as usize] = e as u16;
+    }
+
+    /// Swap colors a and b on the a/b alternating path starting at `v` with color a.
+    fn flip(
+        &mut self,
+        edges: &[(u32, u32)],
+        out: &mut [u32],
+        n: usize,
+        mut v: usize,
+        a: u32,
+        b: u32,
+    ) {
+        self.path.clear();
+        let mut c = a;
+        loop {
+            let e = self.at[v * 64 + c as usize];
+            if e == NONE {
+                break;
+            }
+            self.path.push(e);
+            let (x, y) = Self::ends(edges, n, e as usize);
+            v = if x == v { y } else { x };
+            c = if c == a { b } else { a };
+        }
+        // Unset all first, then set with the other color: the path's vertices in the
+        // middle swap one a and one b edge, so nothing collides.
+        for i in 0..self.path.len() {
+            let e = self.path[i] as usize;
+            let (x, y) = Self::ends(edges, n, e);
+            let c = out[e];
+            for z in [x, y] {
+                self.free[z] |= 1 << c;
+                self.at[z * 64 + c as usize] = NONE;
+            }
+        }
+        for i in 0..self.path.len() {
+            let e = self.path[i] as usize;
+            let c = if out[e] == a { b } else { a };
+            self.set(edges, n, e, c, out);
+        }
+    }
+}
+
 /// Core switches with heterogeneous link rates as virtual switches (§4): a core whose
 /// rack links carry `m` times the endpoint rate becomes `m` virtual cores; a color is a
 /// virtual core, and all of a core's virtual copies route through the physical one.
@@ -293,11 +417,22 @@ impl VirtualCores {
 }
 
 /// Two-tier path selection: racks under core switches (§4, Fig. 5).
+/// Which edge-coloring algorithm path selection uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coloring {
+    /// Pad to regular, Euler splits (+ one perfect matching per odd level): the paper's.
+    EulerSplit,
+    /// Alternating paths: faster on the paper's sizes (see `arbiter-bench`).
+    AlternatingPaths,
+}
+
 pub struct TwoTier {
     rack_of: Vec<u32>,
     racks: usize,
     cores: VirtualCores,
+    algo: Coloring,
     colorer: EdgeColoring,
+    alt: AlternatingPaths,
     edges: Vec<(u32, u32)>,
     which: Vec<u32>,
     colors: Vec<u32>,
@@ -313,11 +448,18 @@ impl TwoTier {
             rack_of,
             racks,
             cores,
+            algo: Coloring::AlternatingPaths,
             colorer: EdgeColoring::new(),
+            alt: AlternatingPaths::new(),
             edges: Vec::new(),
             which: Vec::new(),
             colors: Vec::new(),
         })
+    }
+
+    /// Choose the edge-coloring algorithm (default: alternating paths).
+    pub fn set_coloring(&mut self, algo: Coloring) {
+        self.algo = algo;
     }
 
     /// Pick a core for every packet of one timeslot's matching: `out[i]` is the physical
@@ -334,12 +476,16 @@ impl TwoTier {
                 self.which.push(i as u32);
             }
         }
-        self.colorer.color(
-            self.racks,
-            &self.edges,
-            self.cores.colors(),
-            &mut self.colors,
-        )?;
+        let c = self.cores.colors();
+        match self.algo {
+            Coloring::AlternatingPaths if c <= 64 => {
+                self.alt
+                    .color(self.racks, &self.edges, c, &mut self.colors)?
+            }
+            _ => self
+                .colorer
+                .color(self.racks, &self.edges, c, &mut self.colors)?,
+        };
         for (k, &i) in self.which.iter().enumerate() {
             out[i as usize] = Some(self.cores.physical(self.colors[k]));
         }

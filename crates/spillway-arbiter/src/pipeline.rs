@@ -58,7 +58,7 @@ impl Pipeline {
             "a pipeline has at least two stages (use Allocator for one)"
         );
         let n = fabric.endpoints();
-        let demand = Arc::new(DemandTable::new(n));
+        let demand = Arc::new(DemandTable::new_shared(n));
         // Room for every token of one batch's output plus the next one's start.
         let link_cap = 2 * (n * n / CHUNK + 4);
         let mut links_tx = Vec::new();
@@ -225,6 +225,7 @@ fn stage_loop<const RACKS: bool>(
 ) {
     let mut pool: Vec<Vec<Flow>> = Vec::new();
     let mut leftover: Vec<Flow> = Vec::new();
+    let mut keys = Vec::new();
     let new_chunk = |pool: &mut Vec<Vec<Flow>>| {
         let mut v = pool.pop().unwrap_or_default();
         v.clear();
@@ -239,7 +240,7 @@ fn stage_loop<const RACKS: bool>(
     {
         let d = &*d;
         core.begin(d, first, &mut out);
-        arrivals.sort_unstable_by_key(|&f| (d.last_key(f), f.src, f.dst));
+        crate::alloc::sort_by_key(d, &mut arrivals, &mut keys);
         let mut j = 0;
         let mut stale = new_chunk(&mut pool);
         // Round 1: the previous batch's leftovers as they stream in, merged with the

@@ -36,6 +36,8 @@ pub(crate) struct Slots {
     /// so it never needs clearing.
     pub src_owner: Vec<u32>,
     pub dst_owner: Vec<u32>,
+    /// Whether to maintain the owner tables (iterative mode only).
+    pub own: bool,
     racks: bool,
     rack_of: Vec<u32>,
     up_cap: Vec<u16>,
@@ -65,6 +67,7 @@ impl Slots {
             dst_free: vec![0; n],
             src_owner: vec![0; n * 64],
             dst_owner: vec![0; n * 64],
+            own: false,
             racks: fabric.constrained(),
             rack_of: (0..n as u32).map(|e| fabric.rack_of(e)).collect(),
             up_cap: (0..r as u32).map(|x| cap(fabric.up_cap(x))).collect(),
@@ -117,8 +120,10 @@ impl Slots {
         debug_assert!(self.src_free[s] & self.dst_free[d] & bit != 0);
         self.src_free[s] &= !bit;
         self.dst_free[d] &= !bit;
-        self.src_owner[s * 64 + k as usize] = grant;
-        self.dst_owner[d * 64 + k as usize] = grant;
+        if self.own {
+            self.src_owner[s * 64 + k as usize] = grant;
+            self.dst_owner[d * 64 + k as usize] = grant;
+        }
         if RACKS {
             let (rs, rd) = (self.rack_of[s] as usize, self.rack_of[d] as usize);
             if rs != rd {

@@ -4,7 +4,9 @@
 //! heterogeneous core rates through virtual switches.
 
 use proptest::prelude::*;
-use spillway_arbiter::pathsel::{EdgeColoring, PathError, ThreeTier, TwoTier, VirtualCores};
+use spillway_arbiter::pathsel::{
+    AlternatingPaths, Coloring, EdgeColoring, PathError, ThreeTier, TwoTier, VirtualCores,
+};
 use spillway_arbiter::Flow;
 use std::collections::HashMap;
 
@@ -98,6 +100,22 @@ proptest! {
         prop_assert_eq!(again, used);
     }
 
+    /// The alternating-path colorer: proper, exactly the largest degree, up to 64 colors.
+    #[test]
+    fn alternating_paths_coloring_is_proper_and_optimal((n, k, edges) in multigraph()) {
+        let mut c = AlternatingPaths::new();
+        let mut out = Vec::new();
+        let used = c.color(n, &edges, k, &mut out).unwrap();
+        prop_assert_eq!(used, max_degree(n, &edges));
+        prop_assert_eq!(out.len(), edges.len());
+        let mut seen = std::collections::HashSet::new();
+        for (&(l, r), &col) in edges.iter().zip(&out) {
+            prop_assert!(col < used);
+            prop_assert!(seen.insert((0, l, col)), "left {} has two edges of color {}", l, col);
+            prop_assert!(seen.insert((1, r, col)), "right {} has two edges of color {}", r, col);
+        }
+    }
+
     #[test]
     fn too_few_colors_is_an_error((n, k, edges) in multigraph()) {
         let d = max_degree(n, &edges);
@@ -111,6 +129,7 @@ proptest! {
     /// least `per` (virtual switches): no rack-core link over its rate.
     #[test]
     fn two_tier_paths_never_overload_a_link(
+        euler in any::<bool>(),
         (racks, per, mults, flows) in (1usize..17, 1usize..33).prop_flat_map(|(racks, per)| {
             // Top up the first core so that the cores carry a whole rack.
             let mults = proptest::collection::vec(1u32..5, 1..9).prop_map(move |mut m| {
@@ -124,6 +143,9 @@ proptest! {
         let rack_of: Vec<u32> = (0..racks * per).map(|e| (e / per) as u32).collect();
         let cores = VirtualCores::new(&mults);
         let mut sel = TwoTier::new(rack_of.clone(), cores).unwrap();
+        if euler {
+            sel.set_coloring(Coloring::EulerSplit);
+        }
         let mut out = Vec::new();
         sel.select(&flows, &mut out).unwrap();
         for (f, p) in flows.iter().zip(&out) {
