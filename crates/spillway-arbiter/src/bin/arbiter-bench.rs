@@ -56,6 +56,11 @@ fn main() {
             alloc.push(bench::alloc_1core(N, load, mode, WIDTH, warm, batches, 1));
         }
     }
+    // Saturation: offered load 1.0, where the backlog grows and only the matching's
+    // quality limits what is carried (greedy vs iterative).
+    let sat: Vec<AllocResult> = [Mode::Greedy, Mode::Iterative]
+        .map(|m| bench::alloc_1core(N, 1.0, m, WIDTH, warm, batches / 2, 1))
+        .to_vec();
     let rt = [Mode::Greedy, Mode::Iterative]
         .map(|m| (bench::realtime_capacity(N, m, WIDTH, batches / 2), m));
     let ((rt_load, rt_tbps), rt_mode) = if rt[1].0 .1 > rt[0].0 .1 {
@@ -87,12 +92,13 @@ fn main() {
             .collect::<Vec<_>>()
             .join(", ");
         println!(
-            "{{\"alloc\": [{}], \"alloc_realtime_tbps_1core\": {:.3}, \"alloc_realtime_load_1core\": {:.3}, \"alloc_realtime_mode\": \"{}\", \"alloc_2threads\": [{}], \"pathsel\": {{\"perm512_median_us\": {:.3}, \"perm512_p99_us\": {:.3}, \"by_load\": [{}]}}}}",
+            "{{\"alloc\": [{}], \"alloc_realtime_tbps_1core\": {:.3}, \"alloc_realtime_load_1core\": {:.3}, \"alloc_realtime_mode\": \"{}\", \"alloc_2threads\": [{}], \"alloc_saturation\": [{}], \"pathsel\": {{\"perm512_median_us\": {:.3}, \"perm512_p99_us\": {:.3}, \"by_load\": [{}]}}}}",
             alloc.iter().map(row).collect::<Vec<_>>().join(", "),
             rt_tbps,
             rt_load,
             mode_name(rt_mode),
             two.iter().map(row).collect::<Vec<_>>().join(", "),
+            sat.iter().map(row).collect::<Vec<_>>().join(", "),
             pm,
             pp,
             by
@@ -109,6 +115,14 @@ fn main() {
             r.us_per_timeslot,
             r.utilization,
             r.gbps_per_core
+        );
+    }
+    for r in &sat {
+        println!(
+            "  saturation (offered 1.0), {}: utilization {:.3}, {:.4} us/timeslot",
+            mode_name(r.mode),
+            r.utilization,
+            r.us_per_timeslot
         );
     }
     for ((l, t), m) in rt {
