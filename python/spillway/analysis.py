@@ -82,3 +82,33 @@ def incast_goodput(queries: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFram
 def unfinished_share(flows: pd.DataFrame) -> float:
     """Share of flows that had not finished when the run stopped."""
     return float(flows["fct_ps"].isna().mean()) if len(flows) else 0.0
+
+
+def tail_percentile(values: pd.Series | np.ndarray, min_samples: int = 1000) -> tuple[float, str]:
+    """The 99.9th percentile of ``values`` when there are at least ``min_samples`` of
+    them (so that about one sample lies above it), else the 99th; returns (value, name)."""
+    q = 99.9 if len(values) >= min_samples else 99.0
+    return percentile(values, q), f"p{q:g}"
+
+
+def tail_reduction(scheme: float, baseline: float) -> float:
+    """Reduction of a tail FCT relative to a baseline at the same point and flow size:
+    1 − FCT(scheme) / FCT(baseline) (FastLane Figs. 6–9, 14); positive is better."""
+    return 1.0 - scheme / baseline
+
+
+NOTIFICATION_FRAME = 64  # bytes on the wire (overflow/fastlane.rs)
+
+
+def notification_shares(ports: pd.DataFrame, duration_s: float) -> pd.DataFrame:
+    """Per switch port, what FastLane notifications used: ``bandwidth_share`` = bytes sent
+    × 8 / (rate × run time); ``capped_share`` = the same without the notifications sent
+    on an otherwise idle link (work conservation: they took nothing from data), the
+    share the bandwidth cap bounds; ``buffer_share`` = peak notification bytes / the
+    port's data buffer."""
+    df = ports[ports["is_switch"]].copy()
+    df["bandwidth_share"] = df["notif_sent_bytes"] * 8 / (df["rate_bps"] * duration_s)
+    capped = df["notif_sent_bytes"] - df["notif_sent_idle"] * NOTIFICATION_FRAME
+    df["capped_share"] = capped * 8 / (df["rate_bps"] * duration_s)
+    df["buffer_share"] = df["notif_max_bytes"] / df["capacity_bytes"]
+    return df

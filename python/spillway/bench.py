@@ -33,6 +33,19 @@ def run_benchmarks(names: list[str] | None = None, progress: bool = True) -> lis
     return results
 
 
+def run_arbiter_bench(json_out: bool = False, quick: bool = False) -> int:
+    """The Fastpass arbiter benchmark (crates/spillway-arbiter, `arbiter-bench`): built in
+    release mode by cargo from the source tree, output passed through."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "crates" / "spillway-arbiter").exists():
+        raise SystemExit("spillway bench arbiter: needs the source tree (crates/spillway-arbiter)")
+    cmd = ["cargo", "run", "--release", "-q", "-p", "spillway-arbiter", "--bin", "arbiter-bench",
+           "--"] + (["--json"] if json_out else []) + (["--quick"] if quick else [])
+    return subprocess.run(cmd, cwd=root).returncode
+
+
 def _worker(name: str) -> None:
     import resource
 

@@ -6,6 +6,7 @@
     spillway query DIR "SQL"
     spillway reproduce NAME [--quick] --out DIR
     spillway bench [--json] [NAME ...]
+    spillway bench arbiter [--json] [--quick]
     spillway reference [--out FILE]
 
 Exit status: 0 on success, 2 for a scenario or usage error (the message names the key).
@@ -93,14 +94,20 @@ def cmd_query(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from spillway.reproduce import reproduce
 
-    report = reproduce(args.name, args.out, quick=args.quick, workers=args.workers)
+    report = reproduce(args.name, args.out, quick=args.quick, workers=args.workers,
+                       only=args.figure or None)
     print(f"report: {report}")
     return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from spillway.bench import run_benchmarks
+    from spillway.bench import run_arbiter_bench, run_benchmarks
 
+    if args.names == ["arbiter"]:
+        return run_arbiter_bench(json_out=args.json, quick=args.quick)
+    if "arbiter" in args.names:
+        raise SystemExit("spillway bench: run `spillway bench arbiter` on its own "
+                         "(it prints one JSON object, the engine benchmarks a list)")
     results = run_benchmarks(args.names or None, progress=not args.json)
     if args.json:
         print(json.dumps(results, indent=2))
@@ -155,11 +162,17 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", required=True)
     rp.add_argument("--quick", action="store_true", help="fewer points, shorter runs")
     rp.add_argument("--workers", type=int, default=None)
+    rp.add_argument("--figure", action="append", metavar="ID",
+                    help="only this figure (repeatable); ids are in the report's data/ names")
     rp.set_defaults(func=cmd_reproduce)
 
     b = sub.add_parser("bench", help="standard speed benchmarks")
-    b.add_argument("names", nargs="*", help="benchmarks to run (default: all)")
-    b.add_argument("--json", action="store_true", help="print a JSON list")
+    b.add_argument("names", nargs="*",
+                   help="engine benchmarks to run (default: all), or `arbiter` for the "
+                        "Fastpass arbiter's allocation and path-selection benchmark")
+    b.add_argument("--json", action="store_true",
+                   help="print JSON (engine: a list; arbiter: one object)")
+    b.add_argument("--quick", action="store_true", help="arbiter: a shorter run")
     b.set_defaults(func=cmd_bench)
 
     ref = sub.add_parser("reference", help="print the scenario key reference (Markdown)")

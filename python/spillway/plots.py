@@ -91,3 +91,28 @@ def normalized_bars(df: pd.DataFrame, x: str, scheme: str, value: str, baseline:
     ax.set_title(title)
     ax.legend(fontsize=8)
     return save(fig, path)
+
+
+def grouped_bars(df: pd.DataFrame, x: str, hue: str, y: str, path: str | Path, *,
+                 title: str = "", xlabel: str | None = None, ylabel: str | None = None,
+                 percent: bool = False, refs: Sequence[tuple[str, float, str]] = ()) -> list[Path]:
+    """Bars of ``y`` at each ``x``, one bar per ``hue`` value side by side (FastLane's
+    reduction-by-flow-size charts). ``percent`` formats a fraction as percent."""
+    xs = sorted(df[x].unique())
+    hues = sorted(df[hue].unique(), key=lambda v: (isinstance(v, str), v))
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    w = 0.8 / max(len(hues), 1)
+    for i, h in enumerate(hues):
+        d = df[df[hue] == h].set_index(x)[y]
+        vals = [d.get(v, np.nan) * (100 if percent else 1) for v in xs]
+        ax.bar(np.arange(len(xs)) + i * w, vals, w, label=f"{hue} = {h}")
+    for label, yv, color in refs:
+        ax.axhline(yv * (100 if percent else 1), ls="--", lw=1, color=color, label=label)
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xticks(np.arange(len(xs)) + w * (len(hues) - 1) / 2, [str(v) for v in xs])
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel((ylabel or y) + (" (%)" if percent else ""))
+    ax.set_title(title)
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(fontsize=7)
+    return save(fig, path)

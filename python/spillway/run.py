@@ -158,7 +158,8 @@ def run(
                  else np.zeros(0, dtype=np.uint64)
                  for k in ("query_id", "start_ps", "finish_ps", "qct_ps", "size_bytes", "flows")}
         pq.write_table(pa.table(qcols), out / "queries.parquet")
-    pq.write_table(pa.table(sim.ports()), out / "ports.parquet")
+    ports = sim.ports()
+    pq.write_table(pa.table(ports), out / "ports.parquet")
     counters = sim.counters()
     all_fct = np.concatenate(fcts) if fcts else np.zeros(0, dtype=np.uint64)
     summary: dict[str, Any] = dict(counters)
@@ -167,6 +168,7 @@ def run(
     summary["events_per_s"] = counters["events"] / wall if wall > 0 else None
     summary["packet_hops_per_s"] = counters["packet_hops"] / wall if wall > 0 else None
     summary["fct_ps"] = _percentiles(all_fct.astype(np.float64))
+    summary.update(_notification_shares(ports, counters["sim_time_ps"]))
     if sim.has_queries:
         qct = (np.concatenate([p["qct_ps"] for p in query_parts]) if query_parts
                else np.zeros(0))
@@ -180,6 +182,19 @@ def run(
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     return RunResult(out=out, summary=summary)
+
+
+def _notification_shares(ports: dict[str, np.ndarray], sim_time_ps: int) -> dict[str, float]:
+    """Largest share of a switch link's capacity and of a port's buffer that FastLane
+    notifications used (docs/outputs.md, ports.parquet)."""
+    sw = ports["is_switch"]
+    if not sw.any() or sim_time_ps == 0:
+        return {"notification_link_share_max": 0.0, "notification_buffer_share_max": 0.0}
+    secs = sim_time_ps / 1e12
+    link = ports["notif_sent_bytes"][sw] * 8 / (ports["rate_bps"][sw] * secs)
+    buf = ports["notif_max_bytes"][sw] / ports["capacity_bytes"][sw]
+    return {"notification_link_share_max": float(link.max()),
+            "notification_buffer_share_max": float(buf.max())}
 
 
 def _seed_of(resolved: str) -> int:

@@ -24,6 +24,7 @@ from spillway.sweep import build_sweep, run_sweep
 
 REPRODUCTIONS = {
     "incast": "spillway.reproduce.incast",
+    "fastlane": "spillway.reproduce.fastlane",
 }
 
 
@@ -46,6 +47,9 @@ class Figure:
     paper: list[str] = field(default_factory=list)
     metrics: list[Callable[..., Any]] = field(default_factory=list)
     notes: str = ""
+    # Figures drawn from the same sweep name the same data directory; the sweep runs
+    # once and later figures find every point cached.
+    data: str | None = None
 
 
 def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.4g}") -> str:
@@ -60,8 +64,10 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.4g}") -> str:
     return "\n".join([head, sep, *rows])
 
 
-def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | None = None) -> Path:
-    """Runs reproduction ``name`` into ``out``; returns the path of report.md."""
+def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | None = None,
+              only: list[str] | None = None) -> Path:
+    """Runs reproduction ``name`` into ``out``; returns the path of report.md. ``only``
+    restricts it to the figures with these ids."""
     if name not in REPRODUCTIONS:
         raise SystemExit(f"spillway reproduce: unknown reproduction {name!r}; "
                          f"known: {', '.join(REPRODUCTIONS)}")
@@ -76,9 +82,16 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
                      "for the faithful reproduction.\n")
     parts.append(inspect.cleandoc(mod.__doc__ or "") + "\n")
     summary_rows = []
-    for fig in mod.figures(quick):
+    figs = mod.figures(quick)
+    if only:
+        unknown = set(only) - {f.id for f in figs}
+        if unknown:
+            raise SystemExit(f"spillway reproduce: unknown figure(s) {sorted(unknown)}; "
+                             f"{name} has: {', '.join(f.id for f in figs)}")
+        figs = [f for f in figs if f.id in only]
+    for fig in figs:
         print(f"[{fig.id}] {fig.title}", file=sys.stderr, flush=True)
-        data = out / "data" / fig.id
+        data = out / "data" / (fig.data or fig.id)
         sw = run_sweep(build_sweep(fig.sweep), data, workers=workers, quiet=True)
         if sw.failed:
             with Results(data) as res:
@@ -92,8 +105,8 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
         for img in images:
             if img.suffix == ".png":
                 parts.append(f"![{fig.id}]({img.relative_to(out)})\n")
-        parts.append("**Spillway** (data: `" + f"{fig.id}.csv`, sweep: `data/{fig.id}/`)\n\n"
-                     + markdown_table(table) + "\n")
+        parts.append(f"**Spillway** (data: `{fig.id}.csv`, sweep: `data/{fig.data or fig.id}/`)"
+                     "\n\n" + markdown_table(table) + "\n")
         if fig.paper:
             parts.append("**The paper reports**\n\n" + "\n".join(f"- {p}" for p in fig.paper)
                          + "\n")

@@ -1,0 +1,65 @@
+"""FastLane from the command line: a run's notification outputs, the reproduction's
+machinery on one small figure, and the arbiter benchmark's JSON contract."""
+
+import json
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+
+SPILLWAY = [sys.executable, "-m", "spillway"]
+
+
+def test_fastlane_run_reports_notifications_within_caps(root, tmp_path):
+    out = tmp_path / "fl"
+    r = subprocess.run(SPILLWAY + ["run", str(root / "examples/fastlane/tcp-fl-ps.toml"),
+                                   "--out", str(out), "--set", "run.duration=3ms",
+                                   "--set", "workload.load=0.6"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    s = json.loads((out / "summary.json").read_text())
+    assert s["notifications_generated"] > 0
+    assert s["notifications_generated"] <= s["drops"]
+    assert 0 < s["notification_link_share_max"]
+    assert s["notification_buffer_share_max"] <= 0.025 + 1e-9
+    ports = pq.read_table(out / "ports.parquet").to_pandas()
+    assert ports["notif_generated"].sum() == s["notifications_generated"]
+    assert (ports["notif_max_bytes"] <= ports["notif_capacity_bytes"]).all()
+    flows = pq.read_table(out / "flows.parquet").to_pandas()
+    assert {"short", "long", "request"} <= set(flows["class"].astype(str))
+    assert flows["notifications"].sum() == s["notifications_delivered"]
+
+
+def test_reproduce_fastlane_one_figure_writes_a_report(tmp_path):
+    out = tmp_path / "repro"
+    r = subprocess.run(SPILLWAY + ["reproduce", "fastlane", "--quick", "--out", str(out),
+                                   "--figure", "fl_fig10_11_caps"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    report = (out / "report.md").read_text()
+    assert "Figs. 10–11" in report
+    for png in ("fl_fig10_caps.png", "fl_fig11_caps.png"):
+        assert (out / png).stat().st_size > 1000
+    table = (out / "fl_fig10_11_caps.csv").read_text().splitlines()
+    assert table[0].startswith("scheme,cap_scale")
+    assert len(table) == 1 + 2 * 2  # two schemes at two cap scalings
+    assert "✅ holds: notifications stay within the 1% bandwidth cap" in report
+
+
+def test_reproduce_refuses_an_unknown_figure(tmp_path):
+    r = subprocess.run(SPILLWAY + ["reproduce", "fastlane", "--quick", "--out", str(tmp_path),
+                                   "--figure", "fig99"], capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "fig99" in r.stderr and "fl_fig6_tcp" in r.stderr
+
+
+def test_bench_arbiter_json_has_the_contracted_keys():
+    r = subprocess.run(SPILLWAY + ["bench", "arbiter", "--json", "--quick"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    b = json.loads(r.stdout)
+    assert {"alloc", "alloc_realtime_tbps_1core", "alloc_2threads", "pathsel"} <= set(b)
+    for row in b["alloc"] + b["alloc_2threads"]:
+        assert {"load", "us_per_timeslot", "utilization", "gbps_per_core"} <= set(row)
+        assert 0 < row["utilization"] <= 1
+    assert {"perm512_median_us", "perm512_p99_us", "by_load"} <= set(b["pathsel"])
