@@ -272,7 +272,8 @@ fn augment(l: usize, adj: &[u64; MAX_VERTICES], match_r: &mut [u8], visited: &mu
 pub struct AlternatingPaths {
     /// Free colors per vertex (left 0..n, right n..2n).
     free: Vec<u64>,
-    /// Edge index holding color c at vertex v: `at[v * 64 + c]`.
+    /// Edge index holding color c at vertex v: `at[v * 64 + c]`. Valid only where bit c
+    /// of `free[v]` is clear, so it never needs clearing between calls.
     at: Vec<u16>,
     path: Vec<u16>,
 }
@@ -308,46 +309,55 @@ impl AlternatingPaths {
                 colors: colors.min(64),
             });
         }
-        let all = if d == 64 { u64::MAX } else { (1u64 << d) - 1 };
-        self.free.clear();
-        self.free.resize(2 * n, all);
-        self.at.clear();
-        self.at.resize(2 * n * 64, NONE);
-        out.clear();
-        out.resize(edges.len(), 0);
-        for (e, &(l, r)) in edges.iter().enumerate() {
-            let (u, w) = (l as usize, n + r as usize);
-            let common = self.free[u] & self.free[w];
-            let c = if common != 0 {
-                common.trailing_zeros()
-            } else {
-                let a = self.free[u].trailing_zeros();
-                let b = self.free[w].trailing_zeros();
-                self.flip(edges, out, n, w, a, b);
-                a
-            };
-            self.set(edges, n, e, c, out);
-        }
+        self.color_valid(n, edges, d, out);
         Ok(d)
     }
 
-    fn ends(edges: &[(u32, u32)], n: usize, e: usize) -> (usize, usize) {
-        (edges[e].0 as usize, n + edges[e].1 as usize)
-    }
-
-    #[inline]
-    fn set(&mut self, edges: &[(u32, u32)], n: usize, e: usize, c: u32, out: &mut [u32]) {
-        let (u, w) = Self::ends(edges, n, e);
-        out[e] = c;
-        self.free[u] &= !(1 << c);
-        self.free[w] &= !(1 << c);
-        self.at[u * 64 + c as usize] = e as u16;
-        self.at[w * 64 + c as usize] = e as u16;
+    /// Color edges already checked: every vertex below `n <= 64`, largest degree `d <= 64`.
+    fn color_valid(&mut self, n: usize, edges: &[(u32, u32)], d: u32, out: &mut Vec<u32>) {
+        debug_assert!(n <= MAX_VERTICES && d <= 64);
+        let all = if d == 64 { u64::MAX } else { (1u64 << d) - 1 };
+        self.free.clear();
+        self.free.resize(2 * MAX_VERTICES, all);
+        if self.at.len() < 2 * MAX_VERTICES * 64 {
+            self.at.resize(2 * MAX_VERTICES * 64, 0);
+        }
+        out.clear();
+        out.resize(edges.len(), 0);
+        let free: &mut [u64; 2 * MAX_VERTICES] =
+            (&mut self.free[..]).try_into().expect("sized above");
+        let at: &mut [u16; 2 * MAX_VERTICES * 64] = (&mut self.at[..2 * MAX_VERTICES * 64])
+            .try_into()
+            .expect("sized above");
+        let out = &mut out[..edges.len()];
+        for (e, &(l, r)) in edges.iter().enumerate() {
+            // Vertices are < n <= 64 (checked by the caller); the masks keep the
+            // indexing provably in bounds.
+            let (u, w) = (l as usize & 63, (n + r as usize) & 127);
+            let common = free[u] & free[w];
+            let c = if common != 0 {
+                common.trailing_zeros()
+            } else {
+                let a = free[u].trailing_zeros();
+                let b = free[w].trailing_zeros();
+                Self::flip(free, at, &mut self.path, edges, out, n, w, a, b);
+                a
+            };
+            out[e] = c;
+            free[u] &= !(1 << c);
+            free[w] &= !(1 << c);
+            at[u * 64 + c as usize] = e as u16;
+            at[w * 64 + c as usize] = e as u16;
+        }
     }
 
     /// Swap colors a and b on the a/b alternating path starting at `v` with color a.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
     fn flip(
-        &mut self,
+        free: &mut [u64; 2 * MAX_VERTICES],
+        at: &mut [u16; 2 * MAX_VERTICES * 64],
+        path: &mut Vec<u16>,
         edges: &[(u32, u32)],
         out: &mut [u32],
         n: usize,
@@ -355,33 +365,32 @@ impl AlternatingPaths {
         a: u32,
         b: u32,
     ) {
-        self.path.clear();
+        let ends = |e: usize| (edges[e].0 as usize & 63, (n + edges[e].1 as usize) & 127);
+        path.clear();
         let mut c = a;
-        loop {
-            let e = self.at[v * 64 + c as usize];
-            if e == NONE {
-                break;
-            }
-            self.path.push(e);
-            let (x, y) = Self::ends(edges, n, e as usize);
+        while free[v] >> c & 1 == 0 {
+            let e = at[v * 64 + c as usize];
+            path.push(e);
+            let (x, y) = ends(e as usize);
             v = if x == v { y } else { x };
-            c = if c == a { b } else { a };
+            c ^= a ^ b;
         }
         // Unset all first, then set with the other color: the path's vertices in the
         // middle swap one a and one b edge, so nothing collides.
-        for i in 0..self.path.len() {
-            let e = self.path[i] as usize;
-            let (x, y) = Self::ends(edges, n, e);
-            let c = out[e];
-            for z in [x, y] {
-                self.free[z] |= 1 << c;
-                self.at[z * 64 + c as usize] = NONE;
-            }
+        for &e in path.iter() {
+            let (x, y) = ends(e as usize);
+            let c = out[e as usize];
+            free[x] |= 1 << c;
+            free[y] |= 1 << c;
         }
-        for i in 0..self.path.len() {
-            let e = self.path[i] as usize;
-            let c = if out[e] == a { b } else { a };
-            self.set(edges, n, e, c, out);
+        for &e in path.iter() {
+            let (x, y) = ends(e as usize);
+            let c = out[e as usize] ^ a ^ b;
+            out[e as usize] = c;
+            free[x] &= !(1 << c);
+            free[y] &= !(1 << c);
+            at[x * 64 + c as usize] = e;
+            at[y * 64 + c as usize] = e;
         }
     }
 }
@@ -465,29 +474,50 @@ impl TwoTier {
     /// Pick a core for every packet of one timeslot's matching: `out[i]` is the physical
     /// core of `flows[i]`, or `None` if it stays inside its rack.
     pub fn select(&mut self, flows: &[Flow], out: &mut Vec<Option<u32>>) -> Result<(), PathError> {
-        self.edges.clear();
-        self.which.clear();
+        // Inter-rack packets only, written branch-free into buffers sized for all.
+        self.edges.resize(flows.len(), (0, 0));
+        self.which.resize(flows.len(), 0);
         out.clear();
+        out.resize(flows.len(), None);
+        let mut m = 0;
+        // Degrees: sources 0..64, destinations 64..128 (racks < 64, checked in `new`).
+        let mut deg = [0u32; 2 * MAX_VERTICES];
         for (i, f) in flows.iter().enumerate() {
-            let (rs, rd) = (self.rack_of[f.src as usize], self.rack_of[f.dst as usize]);
-            out.push(None);
-            if rs != rd {
-                self.edges.push((rs, rd));
-                self.which.push(i as u32);
-            }
+            let (Some(&rs), Some(&rd)) = (
+                self.rack_of.get(f.src as usize),
+                self.rack_of.get(f.dst as usize),
+            ) else {
+                return Err(PathError::BadVertex(f.src.max(f.dst)));
+            };
+            let inter = (rs != rd) as u32;
+            self.edges[m] = (rs, rd);
+            self.which[m] = i as u32;
+            deg[rs as usize & 63] += inter;
+            deg[64 + (rd as usize & 63)] += inter;
+            m += inter as usize;
         }
+        self.edges.truncate(m);
+        self.which.truncate(m);
         let c = self.cores.colors();
         match self.algo {
             Coloring::AlternatingPaths if c <= 64 => {
+                let d = deg.iter().copied().max().unwrap_or(0);
+                if d > c {
+                    return Err(PathError::DegreeExceedsColors {
+                        degree: d,
+                        colors: c,
+                    });
+                }
                 self.alt
-                    .color(self.racks, &self.edges, c, &mut self.colors)?
+                    .color_valid(self.racks, &self.edges, d, &mut self.colors)
             }
-            _ => self
-                .colorer
-                .color(self.racks, &self.edges, c, &mut self.colors)?,
-        };
-        for (k, &i) in self.which.iter().enumerate() {
-            out[i as usize] = Some(self.cores.physical(self.colors[k]));
+            _ => {
+                self.colorer
+                    .color(self.racks, &self.edges, c, &mut self.colors)?;
+            }
+        }
+        for (&i, &c) in self.which.iter().zip(&self.colors) {
+            out[i as usize] = Some(self.cores.physical(c));
         }
         Ok(())
     }
