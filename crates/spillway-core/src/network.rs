@@ -65,6 +65,12 @@ pub struct Packet {
     pub ooo: u64,
     /// When it joined its current queue (CoDel's sojourn time).
     pub enq: Ps,
+    /// CP bits (CP §5.1): CP-available and precise-packet-loss. Data (1, 0) is
+    /// CP-enabled, (1, 1) payload-cut; an ACK with `ppl` is a PACK.
+    pub cpa: bool,
+    pub ppl: bool,
+    /// PACK option (CP §4.3): the lost block with its edges swapped, (right, left).
+    pub pack: (u64, u64),
 }
 
 impl Packet {
@@ -103,6 +109,9 @@ impl Packet {
             orig: kind,
             ooo: 0,
             enq: 0,
+            cpa: false,
+            ppl: false,
+            pack: (0, 0),
         }
     }
 }
@@ -232,6 +241,11 @@ pub struct Port {
     pub notif: Option<Box<NotifQueue>>,
     /// CoDel marking (`switch.ecn = "codel"`).
     pub codel: Option<Box<Codel>>,
+    /// Threshold marking (`switch.ecn = "threshold"`): mark arrivals beyond K bytes.
+    pub mark_above: u64,
+    /// CP: payload-cut packets created here and those refused by the extra allowance.
+    pub cut: u64,
+    pub cut_dropped: u64,
 }
 
 impl Port {
@@ -259,6 +273,9 @@ impl Port {
             pfabric: None,
             notif: None,
             codel: None,
+            mark_above: u64::MAX,
+            cut: 0,
+            cut_dropped: 0,
         }
     }
 
@@ -279,15 +296,15 @@ impl Port {
         }
     }
 
-    /// Tail-drop admission; returns false (and counts a drop) when the packet does not fit.
+    /// Tail-drop admission; returns false when the packet does not fit in the buffer
+    /// plus `extra` bytes (CP's allowance; 0 otherwise). The caller counts the drop.
     #[inline]
-    pub fn enqueue(&mut self, now: Ps, pkt: u32, hot: &mut [Hot]) -> bool {
+    pub fn enqueue(&mut self, now: Ps, pkt: u32, hot: &mut [Hot], extra: u64) -> bool {
         let (wire, class) = {
             let h = &hot[pkt as usize];
             (h.wire as u64, h.class as usize)
         };
-        if self.bytes + wire > self.capacity {
-            self.stats.dropped += 1;
+        if self.bytes + wire > self.capacity + extra {
             return false;
         }
         self.account(now);
@@ -390,13 +407,20 @@ impl Network {
     pub fn new(
         topo: &Topology,
         switch_buffer: u64,
+        edge_buffer: u64,
+        spine_buffer: u64,
         nic_buffer: Option<u64>,
     ) -> Result<Network, String> {
         let n = topo.nodes() as usize;
         let mut nodes: Vec<Node> = (0..n).map(|_| Node { ports: Vec::new() }).collect();
-        let cap = |node: u32| {
+        // Buffer of `node`'s port toward `peer`.
+        let cap = |node: u32, peer: u32| {
             if node < topo.hosts {
                 nic_buffer.unwrap_or(u64::MAX)
+            } else if peer < topo.hosts {
+                edge_buffer
+            } else if topo.top_tier.is_some_and(|t| node >= t) {
+                spine_buffer
             } else {
                 switch_buffer
             }
@@ -406,10 +430,10 @@ impl Network {
             let ib = nodes[l.b as usize].ports.len() as u16;
             nodes[l.a as usize]
                 .ports
-                .push(Port::new(l.b, ib, l.rate, l.delay, cap(l.a)));
+                .push(Port::new(l.b, ib, l.rate, l.delay, cap(l.a, l.b)));
             nodes[l.b as usize]
                 .ports
-                .push(Port::new(l.a, ia, l.rate, l.delay, cap(l.b)));
+                .push(Port::new(l.a, ia, l.rate, l.delay, cap(l.b, l.a)));
         }
         for (h, node) in nodes.iter().enumerate().take(topo.hosts as usize) {
             if node.ports.len() != 1 {

@@ -135,14 +135,22 @@ pub const KEYS: &[KeyDef] = &[
         "Ethernet bytes per frame beyond the IP packet: 14 header + 4 FCS + 8 preamble/SFD + 12 inter-frame gap. \
          Frames are padded to the 64 B Ethernet minimum before the preamble and gap are added."),
     key!("switch.buffer", Ty::Size, "128KB", &[], "Buffer per egress port, shared by its 8 priority classes."),
+    key!("switch.edge_buffer", Ty::Size, "", &[],
+        "Buffer of switch ports that face hosts (the last hop); defaults to `buffer`."),
+    key!("switch.spine_buffer", Ty::Size, "", &[],
+        "Buffer of the top tier's ports (leaf_spine spines, fat_tree cores), all facing down; defaults to `buffer`. \
+         The CP testbed has 128 KB at its aggregation switch, the incast bottleneck, and 512 KB elsewhere (CP §6.1)."),
     key!("switch.queue", Ty::Choice(&["droptail", "pfabric"]), "droptail", &[],
         "Queue discipline: `droptail` = 8 strict-priority classes (0 highest) sharing the port buffer, tail drop; \
          `pfabric` = serve the earliest packet of the flow owning the most urgent packet, and on overflow drop \
          the least urgent packet (pFabric §4.2), by (class, transport priority)."),
-    key!("switch.overflow", Ty::Choice(&["drop", "fastlane", "source_quench"]), "drop", &[],
+    key!("switch.overflow", Ty::Choice(&["drop", "fastlane", "source_quench", "cut_payload"]), "drop", &[],
         "What a port does with a packet it cannot keep: `drop`; `fastlane` = turn it into a 64 B drop notification \
          sent back to its source at top priority within the `fastlane_*` caps (FastLane §3); `source_quench` = drop, \
-         and quench the source whenever CoDel marks (needs `ecn = \"codel\"`; FastLane §2.2.1)."),
+         and quench the source whenever the ECN marker marks (needs `ecn`; FastLane §2.2.1); `cut_payload` = cut a \
+         CP-enabled data packet to its headers and queue it in a small extra allowance (CP §4.2, §5.2)."),
+    key!("switch.cut_payload_extra", Ty::Size, "4KB", &[],
+        "CP: extra buffer per port, beyond `buffer`, for payload-cut packets and PACKs (CP §5.2: 4 KB)."),
     key!("switch.fastlane_bandwidth", Ty::Float, "0.01", &[],
         "FastLane: the largest fraction of a link's rate its notifications may take (FastLane §3.3.1: 1%)."),
     key!("switch.fastlane_buffer", Ty::Size, "", &[],
@@ -150,8 +158,11 @@ pub const KEYS: &[KeyDef] = &[
     key!("switch.fastlane_strict", Ty::Bool, "false", &[],
         "FastLane: forbid notifications from exceeding the bandwidth cap even on an idle link (§5.1.3). \
          `false`: work conserving, notifications and data use each other's idle capacity."),
-    key!("switch.ecn", Ty::Choice(&["off", "codel"]), "off", &[],
-        "ECN marking at every switch port: `codel` marks by CoDel's sojourn-time law (RFC 8289) instead of dropping."),
+    key!("switch.ecn", Ty::Choice(&["off", "codel", "threshold"]), "off", &[],
+        "ECN marking at every switch port: `codel` marks by CoDel's sojourn-time law (RFC 8289) instead of dropping; \
+         `threshold` marks an arriving data packet when the port already holds more than `ecn_threshold` (DCTCP's K)."),
+    key!("switch.ecn_threshold", Ty::Size, "32KB", &[],
+        "DCTCP marking threshold K, in bytes of the port's queue (CP §6: 32 KB at 1 Gbps)."),
     key!("switch.codel_target", Ty::Time, "10us", &[],
         "CoDel target sojourn time (datacenter scale: ~one BDP of queue at 10 Gbps)."),
     key!("switch.codel_interval", Ty::Time, "100us", &[],
@@ -169,9 +180,16 @@ pub const KEYS: &[KeyDef] = &[
         "Server processing model (FastLane §4.2.1): packets processed at once by a receiving host."),
     key!("host.proc_time", Ty::Time, "0us", &[],
         "Processing time per received packet; `0us` turns the server model off. FastLane uses 5us with 16 in parallel."),
-    key!("transport.kind", Ty::Choice(&["tcp", "pfabric"]), "tcp", &[],
-        "Transport: `tcp` = NewReno with SACK (RFC 6582, 2018, 6675); `pfabric` = pFabric's minimal rate control \
+    key!("transport.kind", Ty::Choice(&["tcp", "dctcp", "pfabric"]), "tcp", &[],
+        "Transport: `tcp` = NewReno with SACK (RFC 6582, 2018, 6675); `dctcp` = TCP whose window follows the \
+         fraction of ECN-marked bytes (RFC 8257; needs `switch.ecn`); `pfabric` = pFabric's minimal rate control \
          (initial window one BDP, fixed small timeout, no fast retransmit, slow start after a timeout, probe mode)."),
+    key!("transport.dctcp_g", Ty::Float, "0.0625", &["dctcp"],
+        "DCTCP's gain g for the marked-fraction estimate α ← (1 − g)·α + g·F (DCTCP, CP §6: 1/16)."),
+    key!("transport.cp", Ty::Bool, "true", &[],
+        "CP-capable (CP §4.1): data is sent CP-enabled, so a `cut_payload` switch cuts it instead of dropping it, \
+         and the receiver answers a payload-cut packet at once with a PACK naming the lost bytes. `false`: normal \
+         packets, dropped as on a plain switch."),
     key!("transport.mss", Ty::Int, "1460", &[], "Payload bytes per full segment (at most 9000: jumbo frames)."),
     key!("transport.header_bytes", Ty::Int, "40", &[], "TCP/IP header bytes per packet (20 IP + 20 TCP)."),
     key!("transport.init_cwnd", Ty::Int, "10", &[],
@@ -202,6 +220,10 @@ pub const KEYS: &[KeyDef] = &[
     key!("transport.probe_after", Ty::IntOrOff, "5", &["pfabric"],
         "pFabric probe mode: after this many consecutive timeouts, send a header-only probe and resend only once it \
          is answered."),
+    key!("transport.rearm_rto", Ty::Bool, "false", &[],
+        "Restart the retransmission timer whenever the first unacknowledged segment is retransmitted, as Linux does \
+         (tcp_xmit_retransmit_queue), so a head resent again and again in recovery is not also timed out; `false`: \
+         RFC 6298 alone, the timer restarts only when new data is acknowledged. The CP testbed (Linux) runs `true`."),
     key!("transport.data_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of data packets."),
     key!("transport.ack_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of ACKs."),
     key!("workload.kind", Ty::Choice(&["incast", "poisson", "request_response", "partition_aggregate", "short_long", "trace"]), "incast", &[],
@@ -226,7 +248,8 @@ pub const KEYS: &[KeyDef] = &[
     key!("workload.cdf", Ty::Text, "", &["poisson", "request_response", "partition_aggregate"],
         "Flow (poisson; default `websearch`) or response (queries; default: fixed `response_size`) size distribution: \
          `websearch`, `datamining`, `aditya`, or a CDF file path (formats in docs/workloads.md)."),
-    key!("workload.sources", Ty::HostList, "", &["poisson"], "Hosts that send; default all."),
+    key!("workload.sources", Ty::HostList, "", &["poisson", "incast"],
+        "Hosts that send; default all (incast: all but the receiver; `many_to_one` only)."),
     key!("workload.destinations", Ty::HostList, "", &["poisson"], "Hosts that receive; default all (never the source itself)."),
     key!("workload.max_flows", Ty::IntOrOff, "off", &["poisson"], "Stop generating after this many flows; `off` = until `run.duration`."),
     key!("workload.queries", Ty::IntOrOff, "off", REQUEST_KINDS, "Stop generating after this many queries; `off` = until `run.duration`."),
@@ -335,6 +358,14 @@ pub enum QueueKind {
 #[derive(Debug, Clone)]
 pub struct SwitchSpec {
     pub buffer: u64,
+    /// Buffer of host-facing switch ports.
+    pub edge_buffer: u64,
+    /// Buffer of the top tier's ports.
+    pub spine_buffer: u64,
+    /// DCTCP-style marking threshold K, when `switch.ecn = "threshold"`.
+    pub ecn_threshold: Option<u64>,
+    /// CP's extra allowance for payload-cut packets and PACKs.
+    pub cut_extra: u64,
     pub forwarding: Forwarding,
     pub queue: QueueKind,
     pub overflow: Overflow,
@@ -354,6 +385,7 @@ pub struct HostSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransportKind {
     Tcp,
+    Dctcp,
     PFabric,
 }
 
@@ -377,6 +409,9 @@ pub struct TransportSpec {
     pub ooo_option: bool,
     pub priority: PriorityMode,
     pub probe_after: Option<u32>,
+    pub dctcp_g: f64,
+    pub cp: bool,
+    pub rearm_rto: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -391,6 +426,8 @@ pub struct FlowSpec {
 pub enum WorkloadSpec {
     Incast {
         all_to_all: bool,
+        /// Hosts the senders are spread over (many_to_one).
+        sources: Vec<u32>,
         receiver: u32,
         senders: u32,
         size: u64,
@@ -497,6 +534,17 @@ impl Scenario {
             proc_time: r.time("host.proc_time")?,
         };
         let transport = read_transport(&mut r, &topology)?;
+        if transport.kind == TransportKind::Dctcp {
+            if switch.codel.is_none() && switch.ecn_threshold.is_none() {
+                return Err(r.err(
+                    "transport.kind",
+                    "dctcp follows ECN marks: set switch.ecn = \"threshold\" (DCTCP's K) or \"codel\"",
+                ));
+            }
+            if !transport.ecn {
+                return Err(r.err("transport.ecn", "dctcp is ECN-capable by definition"));
+            }
+        }
         let workload = read_workload(&mut r, hosts)?;
         let run = RunSpec {
             seed: r.uint("run.seed", 0, u64::MAX)?,
@@ -607,9 +655,33 @@ fn read_switch(r: &mut Reader) -> Result<SwitchSpec, ScenarioError> {
     let overflow = match r.choice("switch.overflow")? {
         "fastlane" => Overflow::FastLane,
         "source_quench" => Overflow::SourceQuench,
+        "cut_payload" => Overflow::CutPayload,
         _ => Overflow::Drop,
     };
-    let codel = match r.choice("switch.ecn")? {
+    let edge_buffer = r.opt_size("switch.edge_buffer")?.unwrap_or(buffer);
+    r.record(
+        "switch.edge_buffer",
+        Value::String(units::format_size(edge_buffer)),
+    );
+    let spine_buffer = r.opt_size("switch.spine_buffer")?.unwrap_or(buffer);
+    r.record(
+        "switch.spine_buffer",
+        Value::String(units::format_size(spine_buffer)),
+    );
+    let cut_extra = r.size("switch.cut_payload_extra")?;
+    if queue == QueueKind::PFabric && overflow == Overflow::CutPayload {
+        return Err(r.err(
+            "switch.overflow",
+            "cut_payload is defined for the droptail queue (CP §4.2); pFabric evicts by priority instead",
+        ));
+    }
+    let ecn_kind = r.choice("switch.ecn")?;
+    let ecn_threshold = if ecn_kind == "threshold" {
+        Some(r.size("switch.ecn_threshold")?)
+    } else {
+        None
+    };
+    let codel = match ecn_kind {
         "codel" => {
             let target = r.time("switch.codel_target")?;
             let interval = r.time("switch.codel_interval")?;
@@ -627,10 +699,10 @@ fn read_switch(r: &mut Reader) -> Result<SwitchSpec, ScenarioError> {
         }
         _ => None,
     };
-    if overflow == Overflow::SourceQuench && codel.is_none() {
+    if overflow == Overflow::SourceQuench && codel.is_none() && ecn_threshold.is_none() {
         return Err(r.err(
             "switch.overflow",
-            "source_quench sends quenches when CoDel marks: set switch.ecn = \"codel\"",
+            "source_quench sends quenches when the ECN marker marks: set switch.ecn = \"codel\"",
         ));
     }
     let bandwidth = r.float_in("switch.fastlane_bandwidth", 0.0, 1.0)?;
@@ -651,6 +723,10 @@ fn read_switch(r: &mut Reader) -> Result<SwitchSpec, ScenarioError> {
     }
     Ok(SwitchSpec {
         buffer,
+        edge_buffer,
+        spine_buffer,
+        ecn_threshold,
+        cut_extra,
         forwarding,
         queue,
         overflow,
@@ -693,6 +769,7 @@ fn bdp_segments(t: &TopologySpec, mss: u32, header: u32) -> u32 {
 fn read_transport(r: &mut Reader, topo: &TopologySpec) -> Result<TransportSpec, ScenarioError> {
     let kind = match r.choice("transport.kind")? {
         "pfabric" => TransportKind::PFabric,
+        "dctcp" => TransportKind::Dctcp,
         _ => TransportKind::Tcp,
     };
     let mss = r.uint("transport.mss", 64, 9_000)? as u32;
@@ -772,6 +849,13 @@ fn read_transport(r: &mut Reader, topo: &TopologySpec) -> Result<TransportSpec, 
         ooo_option: r.bool("transport.ooo_option")?,
         priority,
         probe_after,
+        rearm_rto: r.bool("transport.rearm_rto")?,
+        dctcp_g: if kind == TransportKind::Dctcp {
+            r.float_in("transport.dctcp_g", 0.0, 1.0)?
+        } else {
+            0.0
+        },
+        cp: r.bool("transport.cp")?,
     })
 }
 
@@ -800,8 +884,28 @@ fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, ScenarioErr
                     }
                 }
             }
+            let sources = if all_to_all {
+                if r.raw("workload.sources").is_some() {
+                    return Err(r.err(
+                        "workload.sources",
+                        "does not apply to workload.pattern = \"all_to_all\"",
+                    ));
+                }
+                Vec::new()
+            } else {
+                let s: Vec<u32> = r
+                    .hosts("workload.sources", hosts)?
+                    .into_iter()
+                    .filter(|&h| h != receiver)
+                    .collect();
+                if s.is_empty() {
+                    return Err(r.err("workload.sources", "no sender host other than the receiver"));
+                }
+                s
+            };
             WorkloadSpec::Incast {
                 all_to_all,
+                sources,
                 receiver,
                 senders: r.uint("workload.senders", 1, 1 << 20)? as u32,
                 size: r.positive_size("workload.size")?,

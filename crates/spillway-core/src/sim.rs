@@ -9,6 +9,7 @@ use crate::discipline::pfabric::{Entry, PFabricQueue};
 use crate::marking::codel::Codel;
 use crate::metrics::{ideal_fct, wire_bytes, FlowRecords};
 use crate::network::{Arena, Network, Packet, PktKind};
+use crate::overflow::cut_payload::CUT_IP_BYTES;
 use crate::overflow::fastlane::{NotifQueue, NOTIFICATION_FRAME};
 use crate::overflow::source_quench::QUENCH_IP_BYTES;
 use crate::overflow::Overflow;
@@ -17,6 +18,7 @@ use crate::rng::{component, mix64, Rng};
 use crate::scenario::{Forwarding, QueueKind, Scenario, ScenarioError, TransportKind};
 use crate::topology::Topology;
 use crate::transport::cc::{Cc, NewReno};
+use crate::transport::dctcp::Dctcp;
 use crate::transport::fastlane::NotifyMode;
 use crate::transport::pfabric::{PFabricCc, PriorityMode};
 use crate::transport::tcp::{AckInfo, SegOut, TcpConfig, TcpReceiver, TcpSender};
@@ -96,6 +98,12 @@ pub struct Counters {
     pub ecn_marks: u64,
     pub ecn_reductions: u64,
     pub probes: u64,
+    /// CP: payload-cut packets made, their wire bytes, those refused by the extra
+    /// allowance; PACKs the senders received.
+    pub cut_packets: u64,
+    pub cut_bytes: u64,
+    pub cut_dropped: u64,
+    pub packs: u64,
 }
 
 /// Per-port statistics, one row per egress port.
@@ -119,6 +127,8 @@ pub struct PortRecords {
     pub notif_sent_idle: Vec<u64>,
     pub notif_max_bytes: Vec<u64>,
     pub notif_capacity: Vec<u64>,
+    pub cut: Vec<u64>,
+    pub cut_dropped: Vec<u64>,
 }
 
 /// After a transmission: does data still wait at this port?
@@ -187,6 +197,9 @@ pub struct Sim {
     priority: PriorityMode,
     max_cwnd: Option<u64>,
     ect: bool,
+    cp: bool,
+    cut_extra: u64,
+    dctcp_g: f64,
     /// pFabric victims of the current admission.
     evicted: Vec<Entry>,
     switch_rng: Vec<Rng>,
@@ -211,8 +224,14 @@ pub struct Sim {
 impl Sim {
     pub fn new(sc: &Scenario) -> Result<Sim, ScenarioError> {
         let topo = Topology::build(&sc.topology);
-        let mut net = Network::new(&topo, sc.switch.buffer, sc.host.nic_buffer)
-            .map_err(|m| ScenarioError::new("topology", &sc.topology.kind, m))?;
+        let mut net = Network::new(
+            &topo,
+            sc.switch.buffer,
+            sc.switch.edge_buffer,
+            sc.switch.spine_buffer,
+            sc.host.nic_buffer,
+        )
+        .map_err(|m| ScenarioError::new("topology", &sc.topology.kind, m))?;
         let hosts = topo.hosts;
         for (n, node) in net.nodes.iter_mut().enumerate() {
             let is_switch = n as u32 >= hosts;
@@ -226,6 +245,9 @@ impl Sim {
                 }
                 if let (true, Some(c)) = (is_switch, sc.switch.codel) {
                     p.codel = Some(Box::new(Codel::new(c)));
+                }
+                if let (true, Some(k)) = (is_switch, sc.switch.ecn_threshold) {
+                    p.mark_above = k;
                 }
             }
         }
@@ -244,8 +266,9 @@ impl Sim {
             probe_after: t.probe_after,
             ecn: t.ecn,
             ooo_option: t.ooo_option,
+            rearm_rto: t.rearm_rto,
             notify: match t.kind {
-                TransportKind::Tcp => NotifyMode::Tcp,
+                TransportKind::Tcp | TransportKind::Dctcp => NotifyMode::Tcp,
                 TransportKind::PFabric => NotifyMode::Probe,
             },
         };
@@ -288,6 +311,9 @@ impl Sim {
             priority: t.priority,
             max_cwnd: t.max_cwnd.map(|m| m as u64 * t.mss as u64),
             ect: t.ecn,
+            cp: t.cp,
+            cut_extra: sc.switch.cut_extra,
+            dctcp_g: t.dctcp_g,
             evicted: Vec::new(),
             switch_rng,
             proc_time: sc.host.proc_time,
@@ -484,6 +510,7 @@ impl Sim {
     fn new_cc(&self) -> Cc {
         match self.transport {
             TransportKind::Tcp => Cc::NewReno(NewReno::default()),
+            TransportKind::Dctcp => Cc::Dctcp(Dctcp::new(self.dctcp_g)),
             TransportKind::PFabric => {
                 Cc::PFabric(PFabricCc::new(self.max_cwnd.unwrap_or(u64::MAX)))
             }
@@ -536,6 +563,7 @@ impl Sim {
             p.prio = prio;
             p.epoch = epoch;
             p.ect = self.ect && kind == PktKind::Data;
+            p.cpa = self.cp && kind == PktKind::Data;
             let pkt = self.pkts.alloc(p);
             self.enqueue(src, 0, pkt, u16::MAX);
         }
@@ -552,7 +580,15 @@ impl Sim {
         };
         // FastLane's out-of-order option (§3.4.1): 2 B kind/len + 4 B count + padding.
         let ooo_opt = if self.tcp.ooo_option { 8 } else { 0 };
-        let wire = wire_bytes(self.header + opt + ooo_opt, self.framing);
+        // CP's PACK block (§4.3) rides in a SACK-like option: 8 B more, or a whole
+        // option (2 + 8, padded) when there is no SACK block.
+        let is_pack = ack.pack_block().is_some();
+        let pack_opt = match (is_pack, ack.nsack) {
+            (false, _) => 0,
+            (true, 0) => 12,
+            (true, n) => (2 + 8 * (n as u32 + 1)).div_ceil(4) * 4 - opt,
+        };
+        let wire = wire_bytes(self.header + opt + ooo_opt + pack_opt, self.framing);
         let mut pkt = Packet::new(
             PktKind::Ack,
             slot,
@@ -570,6 +606,8 @@ impl Sim {
         pkt.sack = ack.sack;
         pkt.ece = ack.ece;
         pkt.ooo = ack.ooo;
+        pkt.ppl = is_pack;
+        pkt.pack = ack.pack;
         let from = f.dst;
         let pkt = self.pkts.alloc(pkt);
         self.enqueue(from, 0, pkt, u16::MAX);
@@ -649,6 +687,7 @@ impl Sim {
         r.drops.push(f.drops);
         r.notifications.push(f.notified);
         self.counters.notifications_stale += f.sender.stale_notifications as u64;
+        self.counters.packs += f.sender.packs as u64;
         self.counters.ecn_reductions += f.sender.ecn_reductions as u64;
         r.delivered_bytes.push(f.receiver.delivered());
         self.counters.bytes_delivered += f.receiver.delivered();
@@ -742,17 +781,78 @@ impl Sim {
                 self.on_drop(node, pkt, in_port);
                 return;
             }
-        } else if !port_ref.enqueue(now, pkt, &mut self.pkts.hot) {
+        } else if !port_ref.enqueue(now, pkt, &mut self.pkts.hot, 0)
+            && !self.try_cut(node, port, pkt)
+        {
+            self.net.nodes[node as usize].ports[port as usize]
+                .stats
+                .dropped += 1;
             self.on_drop(node, pkt, in_port);
             return;
         }
-        if self.net.nodes[node as usize].ports[port as usize]
-            .codel
-            .is_some()
-        {
+        let p = &self.net.nodes[node as usize].ports[port as usize];
+        if p.codel.is_some() {
             self.pkts.get_mut(pkt).enq = now;
         }
+        if p.mark_above != u64::MAX && kind == PktKind::Data {
+            // DCTCP's marking: the arrival found more than K bytes queued.
+            let before = p.bytes - self.pkts.hot(pkt).wire as u64;
+            if before > p.mark_above {
+                self.mark(node, port, pkt);
+            }
+        }
         self.kick(node, port);
+    }
+
+    /// The ECN marker chose `pkt`: set CE, or with Source Quench tell its source.
+    fn mark(&mut self, node: u32, port: u32, pkt: u32) {
+        self.net.nodes[node as usize].ports[port as usize]
+            .stats
+            .marked += 1;
+        self.counters.ecn_marks += 1;
+        if self.overflow == Overflow::SourceQuench {
+            self.send_quench(node, pkt);
+        } else if self.pkts.get(pkt).ect {
+            self.pkts.get_mut(pkt).ce = true;
+        }
+    }
+
+    /// At a CP switch, offers a packet that did not fit to [`Self::cut_payload`].
+    #[inline]
+    fn try_cut(&mut self, node: u32, port: u32, pkt: u32) -> bool {
+        self.overflow == Overflow::CutPayload
+            && node >= self.net.hosts
+            && self.cut_payload(node, port, pkt)
+    }
+
+    /// CP §4.2: a packet that did not fit. A CP-enabled data packet loses its payload and
+    /// queues in the extra allowance; payload-cut packets and PACKs may use the allowance
+    /// as they are. True when the packet (cut or not) was queued.
+    fn cut_payload(&mut self, node: u32, port: u32, pkt: u32) -> bool {
+        let p = self.pkts.get(pkt);
+        let cut = p.kind == PktKind::Data && p.cpa && !p.ppl;
+        if !(cut || p.ppl) {
+            return false; // a normal packet: dropped as on a plain switch
+        }
+        if cut {
+            let mut c = p.clone();
+            c.ppl = true;
+            c.wire = wire_bytes(CUT_IP_BYTES, self.framing);
+            self.counters.cut_packets += 1;
+            self.counters.cut_bytes += c.wire as u64;
+            self.net.nodes[node as usize].ports[port as usize].cut += 1;
+            self.pkts.replace(pkt, c);
+        }
+        let now = self.now;
+        let port_ref = &mut self.net.nodes[node as usize].ports[port as usize];
+        if port_ref.enqueue(now, pkt, &mut self.pkts.hot, self.cut_extra) {
+            return true;
+        }
+        if cut {
+            port_ref.cut_dropped += 1;
+            self.counters.cut_dropped += 1;
+        }
+        false
     }
 
     /// Something was queued at a port: start it now if the link is free.
@@ -856,9 +956,6 @@ impl Sim {
             }
             return;
         };
-        if mark {
-            p.stats.marked += 1;
-        }
         let pkts = &self.pkts;
         let pk = pkts.hot(pkt);
         let wire = pk.wire;
@@ -895,12 +992,7 @@ impl Sim {
             },
         );
         if mark {
-            self.counters.ecn_marks += 1;
-            if self.overflow == Overflow::SourceQuench {
-                self.send_quench(node, pkt);
-            } else if self.pkts.get(pkt).ect {
-                self.pkts.get_mut(pkt).ce = true;
-            }
+            self.mark(node, port, pkt);
         }
     }
 
@@ -956,6 +1048,13 @@ impl Sim {
         }
         let now = self.now;
         match p.kind {
+            PktKind::Data if p.ppl => {
+                // CP §4.3: a payload-cut packet is answered at once by a PACK.
+                let f = self.flows[slot as usize].as_mut().unwrap();
+                f.receiver.on_cut(p.seq, p.len);
+                self.send_ack(slot);
+                self.arm_timer(slot);
+            }
             PktKind::Data => {
                 let f = self.flows[slot as usize].as_mut().unwrap();
                 let rx = f.receiver.on_data(now, p.seq, p.len, p.ts, p.retx, p.ce);
@@ -986,6 +1085,7 @@ impl Sim {
                     echo_retx: p.retx,
                     ece: p.ece,
                     ooo: p.ooo,
+                    pack: p.pack,
                 };
                 let mut segs = std::mem::take(&mut self.segs);
                 let f = self.flows[slot as usize].as_mut().unwrap();
@@ -1077,6 +1177,8 @@ impl Sim {
                 r.notif_max_bytes.push(ns.max_bytes);
                 r.notif_capacity
                     .push(p.notif.as_ref().map_or(0, |n| n.capacity()));
+                r.cut.push(p.cut);
+                r.cut_dropped.push(p.cut_dropped);
             }
         }
         r
@@ -1159,5 +1261,82 @@ flows = [{ src = 1, dst = 0, size = "100KB" }]
                 assert_eq!(p.notif.as_ref().unwrap().stats.enqueued, 0);
             }
         }
+    }
+
+    /// CP §4.2: a CP-enabled packet that does not fit is cut to its headers, keeps its
+    /// sequence number and original length, is marked payload-cut, and queues in the
+    /// extra allowance; a normal packet is dropped; the allowance is never exceeded.
+    #[test]
+    fn a_cp_enabled_packet_that_does_not_fit_is_cut_into_the_allowance() {
+        let text = r#"
+[topology]
+kind = "star"
+hosts = 3
+[switch]
+buffer = "3KB"
+overflow = "cut_payload"
+cut_payload_extra = "200B"
+[workload]
+kind = "trace"
+flows = [{ src = 1, dst = 0, size = "100KB" }]
+"#;
+        let sc = Scenario::parse(text, &[], None).unwrap();
+        let mut sim = Sim::new(&sc).unwrap();
+        sim.step(1);
+        let f = sim.flows[0].as_ref().unwrap();
+        let (id, hash) = (f.id, f.hash);
+        let switch = sim.net.hosts;
+        let out = sim.net.nodes[switch as usize]
+            .ports
+            .iter()
+            .position(|p| p.peer == 0)
+            .unwrap() as u32;
+        let in_port = sim.net.nodes[switch as usize]
+            .ports
+            .iter()
+            .position(|p| p.peer == 1)
+            .unwrap() as u16;
+        let data = |sim: &mut Sim, seq: u64, cpa: bool| {
+            let mut p = Packet::new(PktKind::Data, 0, id, 1, 0, 0, 1538, hash);
+            p.seq = seq;
+            p.len = 1460;
+            p.cpa = cpa;
+            sim.pkts.alloc(p)
+        };
+        // The first leaves at once (idle link); the next ones fill the 3 KB.
+        for k in 0..3 {
+            let pkt = data(&mut sim, k * 1460, true);
+            sim.enqueue(switch, out, pkt, in_port);
+        }
+        let cuts = sim.counters.cut_packets;
+        let cut_wire = wire_bytes(CUT_IP_BYTES, sim.framing);
+        assert_eq!(cut_wire, 90, "66 B of CP §4.6 plus FCS, preamble and gap");
+        let pkt = data(&mut sim, 3 * 1460, true);
+        sim.enqueue(switch, out, pkt, in_port);
+        let c = sim.pkts.get(pkt);
+        assert!(c.ppl && c.cpa, "marked payload-cut");
+        assert_eq!((c.kind, c.seq, c.len), (PktKind::Data, 3 * 1460, 1460));
+        assert_eq!(c.wire, cut_wire);
+        assert_eq!(sim.counters.cut_packets, cuts + 1);
+        let port = &sim.net.nodes[switch as usize].ports[out as usize];
+        assert_eq!(port.cut, cuts + 1);
+        // More cut packets fill the 200 B allowance, then are dropped; normal packets
+        // are dropped outright.
+        for k in 4..40 {
+            let pkt = data(&mut sim, k * 1460, true);
+            sim.enqueue(switch, out, pkt, in_port);
+        }
+        let normal = data(&mut sim, 40 * 1460, false);
+        let drops = sim.counters.drops;
+        sim.enqueue(switch, out, normal, in_port);
+        assert_eq!(sim.counters.drops, drops + 1);
+        let port = &sim.net.nodes[switch as usize].ports[out as usize];
+        assert!(port.stats.max_bytes <= port.capacity + 200);
+        assert!(
+            port.stats.max_bytes > port.capacity,
+            "the allowance was used"
+        );
+        assert_eq!(port.cut, sim.counters.cut_packets);
+        assert!(port.cut_dropped > 0 && port.cut_dropped < port.cut);
     }
 }

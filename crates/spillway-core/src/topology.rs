@@ -17,6 +17,9 @@ pub struct Topology {
     pub hosts: u32,
     pub switches: u32,
     pub links: Vec<Link>,
+    /// First node of the top switch tier (leaf_spine spines, fat_tree cores), if the
+    /// shape has tiers.
+    pub top_tier: Option<u32>,
 }
 
 impl Topology {
@@ -39,6 +42,7 @@ impl Topology {
         };
         let mut links = Vec::new();
         let hosts = spec.shape.host_count();
+        let mut top_tier = None;
         let switches = match spec.shape {
             Shape::Star { hosts } => {
                 for h in 0..hosts {
@@ -61,6 +65,7 @@ impl Topology {
             } => {
                 let leaf = |r: u32| hosts + r;
                 let spine = |s: u32| hosts + racks + s;
+                top_tier = Some(spine(0));
                 for h in 0..hosts {
                     links.push(host_link(h, leaf(h / hosts_per_rack)));
                 }
@@ -77,6 +82,7 @@ impl Topology {
                 let edge = |p: u32, i: u32| hosts + p * k + i;
                 let agg = |p: u32, j: u32| hosts + p * k + half + j;
                 let core = |c: u32| hosts + k * k + c;
+                top_tier = Some(core(0));
                 for h in 0..hosts {
                     let (p, rest) = (h / (half * half), h % (half * half));
                     links.push(host_link(h, edge(p, rest / half)));
@@ -100,6 +106,7 @@ impl Topology {
             hosts,
             switches,
             links,
+            top_tier,
         }
     }
 }

@@ -289,6 +289,10 @@ impl Simulation {
         d.set_item("ecn_marks", c.ecn_marks)?;
         d.set_item("ecn_reductions", c.ecn_reductions)?;
         d.set_item("probes", c.probes)?;
+        d.set_item("cut_packets", c.cut_packets)?;
+        d.set_item("cut_bytes", c.cut_bytes)?;
+        d.set_item("cut_dropped", c.cut_dropped)?;
+        d.set_item("packs", c.packs)?;
         d.set_item("sim_time_ps", self.sim.now())?;
         Ok(d)
     }

@@ -26,46 +26,49 @@ pub trait CongestionControl {
         w.ssthresh = half_flight(w, flight);
         w.cwnd = w.ssthresh;
     }
+    /// Every ACK: bytes it newly acknowledged and whether it echoed CE (DCTCP's
+    /// estimate), with the sender's `una` and `nxt` after it.
+    fn on_ack_feedback(&mut self, _acked: u64, _ece: bool, _una: u64, _nxt: u64) {}
 }
 
 /// The congestion controls a flow can run, dispatched statically in the hot loop.
 #[derive(Debug, Clone)]
 pub enum Cc {
     NewReno(NewReno),
+    Dctcp(super::dctcp::Dctcp),
     PFabric(super::pfabric::PFabricCc),
+}
+
+macro_rules! each_cc {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::NewReno($c) => $e,
+            Cc::Dctcp($c) => $e,
+            Cc::PFabric($c) => $e,
+        }
+    };
 }
 
 impl CongestionControl for Cc {
     #[inline]
     fn on_ack(&mut self, w: &mut Window, acked: u64) {
-        match self {
-            Cc::NewReno(c) => c.on_ack(w, acked),
-            Cc::PFabric(c) => c.on_ack(w, acked),
-        }
+        each_cc!(self, c => c.on_ack(w, acked))
     }
     fn on_loss(&mut self, w: &mut Window, flight: u64) {
-        match self {
-            Cc::NewReno(c) => c.on_loss(w, flight),
-            Cc::PFabric(c) => c.on_loss(w, flight),
-        }
+        each_cc!(self, c => c.on_loss(w, flight))
     }
     fn on_recovery_end(&mut self, w: &mut Window) {
-        match self {
-            Cc::NewReno(c) => c.on_recovery_end(w),
-            Cc::PFabric(c) => c.on_recovery_end(w),
-        }
+        each_cc!(self, c => c.on_recovery_end(w))
     }
     fn on_timeout(&mut self, w: &mut Window, flight: u64) {
-        match self {
-            Cc::NewReno(c) => c.on_timeout(w, flight),
-            Cc::PFabric(c) => c.on_timeout(w, flight),
-        }
+        each_cc!(self, c => c.on_timeout(w, flight))
     }
     fn on_ecn(&mut self, w: &mut Window, flight: u64) {
-        match self {
-            Cc::NewReno(c) => c.on_ecn(w, flight),
-            Cc::PFabric(c) => c.on_ecn(w, flight),
-        }
+        each_cc!(self, c => c.on_ecn(w, flight))
+    }
+    #[inline]
+    fn on_ack_feedback(&mut self, acked: u64, ece: bool, una: u64, nxt: u64) {
+        each_cc!(self, c => c.on_ack_feedback(acked, ece, una, nxt))
     }
 }
 

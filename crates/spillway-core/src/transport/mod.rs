@@ -3,10 +3,12 @@
 //! - [`tcp`]: the TCP sender and receiver (NewReno + SACK), which every transport here
 //!   shares; what varies plugs in through [`cc`] (the window) and [`fastlane`] (drop
 //!   notifications)
+//! - [`dctcp`]: DCTCP's window (RFC 8257)
 //! - [`pfabric`]: pFabric's minimal rate control
 //! - [`fastlane`]: FastLane's transport half (notification table, max_sim)
 
 pub mod cc;
+pub mod dctcp;
 pub mod fastlane;
 pub mod pfabric;
 pub mod tcp;

@@ -37,6 +37,8 @@ pub struct TcpConfig {
     pub ooo_option: bool,
     /// How notifications are used (FastLane §3.4.1 TCP, §3.4.2 pFabric).
     pub notify: NotifyMode,
+    /// Restart the timer when the first unacknowledged segment is retransmitted (Linux).
+    pub rearm_rto: bool,
 }
 
 /// A segment the sender wants on the wire.
@@ -72,6 +74,17 @@ pub struct AckInfo {
     pub ece: bool,
     /// FastLane multipath option: out-of-order bytes held above `cum`.
     pub ooo: u64,
+    /// CP's PACK option (CP §4.3): a lost block with its edges swapped, (right, left);
+    /// (0, 0) when absent. Swapped edges cannot be a SACK block (left < right there).
+    pub pack: (u64, u64),
+}
+
+impl AckInfo {
+    /// The bytes a PACK reports lost, [left, right), if this ACK is a PACK.
+    pub fn pack_block(&self) -> Option<(u64, u64)> {
+        let (r, l) = self.pack;
+        (r > l).then_some((l, r))
+    }
 }
 
 // Scoreboard states, one byte per outstanding segment.
@@ -124,6 +137,7 @@ pub struct TcpSender<C: CongestionControl> {
     pub retransmits: u32,
     pub timeouts: u32,
     fixed_rto: bool,
+    rearm_rto: bool,
     ecn: bool,
     /// No ECN/quench reaction until `una` passes this (once per window).
     cwr_until: u64,
@@ -144,6 +158,12 @@ pub struct TcpSender<C: CongestionControl> {
     pub notifications: u32,
     pub stale_notifications: u32,
     pub ecn_reductions: u32,
+    /// RFC 6675 (4.3): on entering recovery the first lost segment goes out whatever
+    /// the window says.
+    retx_now: bool,
+    /// PACKs received, and those that named bytes already received or already lost.
+    pub packs: u32,
+    pub packs_ignored: u32,
 }
 
 impl<C: CongestionControl> TcpSender<C> {
@@ -185,6 +205,7 @@ impl<C: CongestionControl> TcpSender<C> {
             retransmits: 0,
             timeouts: 0,
             fixed_rto: cfg.fixed_rto,
+            rearm_rto: cfg.rearm_rto,
             ecn: cfg.ecn,
             cwr_until: 0,
             ooo_option: cfg.ooo_option,
@@ -199,6 +220,9 @@ impl<C: CongestionControl> TcpSender<C> {
             notifications: 0,
             stale_notifications: 0,
             ecn_reductions: 0,
+            retx_now: false,
+            packs: 0,
+            packs_ignored: 0,
         }
     }
 
@@ -357,6 +381,8 @@ impl<C: CongestionControl> TcpSender<C> {
                 self.inflation.max(ack.ooo)
             };
         }
+        self.cc
+            .on_ack_feedback(newly_acked, ack.ece, self.una, self.nxt);
         if ack.ece && self.ecn {
             self.on_congestion_signal();
         }
@@ -376,6 +402,11 @@ impl<C: CongestionControl> TcpSender<C> {
                 }
             }
             self.high_sacked = self.high_sacked.max(last);
+        }
+        // CP §4.4: after the SACK blocks, so a PACK for bytes this very ACK reports
+        // received is seen as stale.
+        if let Some((l, r)) = ack.pack_block() {
+            self.on_pack(l, r);
         }
         if let Some(th) = self.dupthresh {
             if sack_news || newly_acked > 0 {
@@ -399,6 +430,7 @@ impl<C: CongestionControl> TcpSender<C> {
                 let flight = self.nxt - self.una;
                 self.cc.on_loss(&mut self.w, flight);
                 self.mark_head_lost();
+                self.retx_now = true;
             } else if self.in_recovery && newly_acked > 0 && self.una < self.recover {
                 // Partial ACK: the next hole is lost too (RFC 6582 §3.2 step 5).
                 self.mark_head_lost();
@@ -444,6 +476,7 @@ impl<C: CongestionControl> TcpSender<C> {
         }
         self.retx_cursor = self.una_seg();
         self.in_recovery = false;
+        self.retx_now = false;
         self.recover = self.nxt;
         self.dupacks = 0;
         self.deadline = Some(now + self.rto());
@@ -457,6 +490,40 @@ impl<C: CongestionControl> TcpSender<C> {
             self.probe_due = true;
         }
         self.send_available(now, limit, out);
+    }
+
+    /// CP §4.4: a PACK names the bytes of a payload-cut packet. Segments already
+    /// received (SACKed or acknowledged) or already lost are left alone; the others
+    /// become lost and queue for retransmission, and outside recovery the sender enters
+    /// fast retransmit and cuts its window once.
+    fn on_pack(&mut self, l: u64, r: u64) {
+        self.packs += 1;
+        let una_seg = self.una_seg();
+        let nxt_seg = self.nxt.div_ceil(self.mss);
+        let first = (l / self.mss).max(una_seg);
+        let last = r.div_ceil(self.mss).min(nxt_seg);
+        let mut news = false;
+        for k in first..last {
+            let st = self.sb[(k - una_seg) as usize];
+            if st & SACKED != 0 || (st & LOST != 0 && st & RETX == 0) {
+                continue;
+            }
+            // A retransmission cut again is lost again.
+            self.set_state(k, LOST);
+            self.retx_cursor = self.retx_cursor.min(k);
+            news = true;
+        }
+        if !news {
+            self.packs_ignored += 1;
+            return;
+        }
+        if !self.in_recovery && !self.fl.active() {
+            self.in_recovery = true;
+            self.recover = self.nxt;
+            let flight = self.nxt - self.una;
+            self.cc.on_loss(&mut self.w, flight);
+            self.retx_now = true;
+        }
     }
 
     /// ECN echo or Source Quench: reduce the window, at most once per window of data
@@ -509,7 +576,7 @@ impl<C: CongestionControl> TcpSender<C> {
             NotifyMode::Tcp if k == una_seg => {
                 // §3.4.1: the lowest outstanding segment is resent at once, whatever
                 // max_sim says, so the cumulative ACK can move.
-                self.resend(k, out);
+                self.resend(now, k, out);
                 self.fl.mark_sent(k);
             }
             NotifyMode::Tcp => {}
@@ -564,8 +631,14 @@ impl<C: CongestionControl> TcpSender<C> {
         }
     }
 
-    fn resend(&mut self, k: u64, out: &mut Vec<SegOut>) {
+    fn resend(&mut self, now: Ps, k: u64, out: &mut Vec<SegOut>) {
         let i = (k - self.una_seg()) as usize;
+        if i == 0 && self.rearm_rto {
+            // As Linux does (tcp_xmit_retransmit_queue): resending the head restarts the
+            // timer, so a head that keeps being lost and resent in recovery (CP's cut
+            // packets) is not also timed out.
+            self.deadline = Some(now + self.rto());
+        }
         let st = self.sb[i];
         self.set_state(k, st | RETX);
         self.tx_count += 1;
@@ -686,7 +759,7 @@ impl<C: CongestionControl> TcpSender<C> {
             if self.fl.active() {
                 // FastLane: resends come from the notification table, within max_sim.
                 if let Some(k) = self.fl.next_to_send() {
-                    self.resend(k, out);
+                    self.resend(now, k, out);
                     self.fl.mark_sent(k);
                     continue;
                 }
@@ -694,11 +767,18 @@ impl<C: CongestionControl> TcpSender<C> {
                     break; // §3.4.1: no new data while recovering
                 }
             }
+            if self.retx_now {
+                self.retx_now = false;
+                if let Some(k) = self.next_lost() {
+                    self.resend(now, k, out);
+                    continue;
+                }
+            }
             if self.flight() + self.mss > self.w.cwnd.max(self.mss) {
                 break;
             }
             if let Some(k) = self.next_lost() {
-                self.resend(k, out);
+                self.resend(now, k, out);
                 continue;
             }
             if self.nxt < self.size {
@@ -752,6 +832,8 @@ pub struct TcpReceiver {
     ce_pending: bool,
     /// Bytes held out of order above `rcv_nxt` (FastLane's multipath option).
     ooo_bytes: u64,
+    /// CP: the lost block a payload-cut packet reported, for the next ACK (a PACK).
+    pack: Option<(u64, u64)>,
     /// Payload bytes that arrived more than once.
     pub dup_bytes: u64,
 }
@@ -771,6 +853,7 @@ impl TcpReceiver {
             echo_retx: false,
             ce_pending: false,
             ooo_bytes: 0,
+            pack: None,
             dup_bytes: 0,
         }
     }
@@ -853,6 +936,15 @@ impl TcpReceiver {
         RxResult { ack_now, completed }
     }
 
+    /// CP §4.3: a payload-cut packet arrived — `seq` and its original payload length
+    /// `len` name the lost bytes. The PACK goes out at once (the caller sends the ACK).
+    pub fn on_cut(&mut self, seq: u64, len: u32) {
+        let right = (seq + len as u64).min(self.size);
+        if seq >= self.rcv_nxt && right > seq {
+            self.pack = Some((seq, right));
+        }
+    }
+
     /// Delayed-ACK timer; true when an ACK is due now.
     pub fn on_timer(&mut self, now: Ps) -> bool {
         match self.ack_deadline {
@@ -872,6 +964,8 @@ impl TcpReceiver {
             echo_retx: self.echo_retx,
             ece: self.ce_pending,
             ooo: self.ooo_bytes,
+            // Swapped edges: (right, left) (CP §4.3, Fig. 4b).
+            pack: self.pack.take().map_or((0, 0), |(l, r)| (r, l)),
             ..Default::default()
         };
         self.ce_pending = false;
@@ -946,6 +1040,7 @@ mod tests {
             ecn: true,
             ooo_option: false,
             notify: NotifyMode::Tcp,
+            rearm_rto: false,
         }
     }
 
@@ -1075,5 +1170,55 @@ mod tests {
         r.make_ack();
         assert!(!r.on_data(2, 2000, 1000, 0, false, false).ack_now);
         assert!(r.on_timer(502));
+    }
+
+    /// CP §4.3–§4.4: a cut packet makes the receiver name exactly the lost bytes with
+    /// swapped edges; the sender marks them lost and resends them without waiting for
+    /// duplicate ACKs or a timeout; a PACK for data already received changes nothing.
+    #[test]
+    fn pack_names_the_lost_bytes_and_the_sender_resends_them_at_once() {
+        let c = TcpConfig {
+            dupthresh: None,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 6_500, NewReno::default());
+        let mut r = TcpReceiver::new(&c, 6_500);
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        assert_eq!(out.len(), 4);
+        // Segment 1 (bytes 1000..2000) is cut at a switch; the others arrive.
+        r.on_data(1, 0, 1000, 0, false, false);
+        s.on_ack(2, &r.make_ack(), usize::MAX, &mut out);
+        r.on_cut(1000, 1000);
+        let pack = r.make_ack();
+        assert_eq!(pack.pack, (2000, 1000), "edges swapped: right first");
+        assert_eq!(pack.pack_block(), Some((1000, 2000)));
+        let before = s.w.cwnd;
+        out.clear();
+        s.on_ack(3, &pack, usize::MAX, &mut out);
+        assert!(out.contains(&SegOut::data(1000, 1000, true)), "{out:?}");
+        assert!(s.in_recovery());
+        assert!(s.w.cwnd < before, "the window is cut once");
+        let cwnd = s.w.cwnd;
+        // A PACK for bytes the receiver already has is ignored.
+        r.on_data(4, 2000, 1000, 0, false, false);
+        r.on_cut(0, 1000);
+        let stale = r.make_ack();
+        assert_eq!(
+            stale.pack_block(),
+            None,
+            "bytes below rcv_nxt are not reported"
+        );
+        let mut pk = stale;
+        pk.pack = (3000, 2000); // a PACK for bytes the receiver SACKed
+        out.clear();
+        s.on_ack(5, &pk, usize::MAX, &mut out);
+        assert_eq!(s.packs_ignored, 1);
+        assert_eq!(s.w.cwnd, cwnd);
+        assert!(
+            out.iter().all(|o| o.seq != 2000),
+            "received data is not resent"
+        );
+        assert_eq!(s.timeouts, 0);
     }
 }

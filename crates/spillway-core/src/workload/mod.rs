@@ -60,6 +60,7 @@ impl Workload {
         match spec {
             WorkloadSpec::Incast {
                 all_to_all,
+                sources,
                 receiver,
                 senders,
                 size,
@@ -78,7 +79,7 @@ impl Workload {
                         })
                         .collect()
                 } else {
-                    let others: Vec<u32> = (0..hosts).filter(|h| h != receiver).collect();
+                    let others = sources;
                     vec![IncastGroup {
                         receiver: *receiver,
                         senders: (0..*senders)

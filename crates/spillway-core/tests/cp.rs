@@ -1,0 +1,168 @@
+//! CP and DCTCP against the CP paper's testbed results (CP §6.1) and DCTCP's defining
+//! behaviour (queue held near K at full rate), with invariants on the way.
+
+use spillway_core::scenario::Scenario;
+use spillway_core::sim::{PortRecords, Sim};
+use spillway_core::units::PS_PER_S;
+use spillway_core::workload::QueryRecord;
+
+struct Run {
+    sim: Sim,
+    queries: Vec<QueryRecord>,
+    ports: PortRecords,
+}
+
+fn run(text: &str, overrides: &[&str]) -> Run {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let sc = Scenario::parse(text, &o, None).unwrap_or_else(|e| panic!("scenario: {e}"));
+    let mut sim = Sim::new(&sc).unwrap();
+    sim.run_to_end();
+    sim.take_flows();
+    let queries = sim.take_queries();
+    let ports = sim.port_records();
+    Run {
+        sim,
+        queries,
+        ports,
+    }
+}
+
+fn example(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/../../examples/cp/{name}.toml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+/// Goodput (b/s) over all rounds and the run's timeouts.
+fn incast(name: &str, overrides: &[&str]) -> (f64, u64, Run) {
+    let r = run(&example(name), overrides);
+    let bytes: u64 = r.queries.iter().map(|q| q.size_bytes).sum();
+    let time: u64 = r.queries.iter().map(|q| q.finish - q.start).sum();
+    let g = bytes as f64 * 8.0 / (time as f64 / PS_PER_S as f64);
+    (g, r.sim.counters.timeouts, r)
+}
+
+/// CP §6.1, Fig. 8(a): 100 senders x 64 KB. The paper measures TCP(10ms) at about
+/// 600 Mbps there and TCP(200ms) collapsed; CP and DCTCP+CP near line rate.
+#[test]
+fn cp_keeps_incast_goodput_where_tcp_collapses() {
+    let o = ["workload.senders=100", "workload.rounds=5"];
+    let (tcp, tcp_to, _) = incast("tcp", &o);
+    assert!(tcp_to > 0, "TCP(10ms) times out");
+    assert!(
+        (450e6..=750e6).contains(&tcp),
+        "TCP(10ms): {tcp:.3e} b/s (paper: ~600 Mbps)"
+    );
+    let (tcp200, _, _) = incast("tcp", &[o[0], o[1], "transport.rto_min=200ms"]);
+    assert!(tcp200 < 500e6, "TCP(200ms): {tcp200:.3e} b/s");
+    for name in ["cp", "dctcp-cp"] {
+        let (g, to, r) = incast(name, &o);
+        assert_eq!(to, 0, "{name}: no timeouts");
+        assert!(g >= 800e6, "{name}: {g:.3e} b/s");
+        let c = &r.sim.counters;
+        assert!(
+            c.cut_packets > 0 && c.packs > 0,
+            "{name}: cuts and PACKs happen"
+        );
+        assert_eq!(c.flows_unfinished, 0);
+        assert_eq!(c.bytes_delivered, c.bytes_offered);
+        // The extra allowance (4 KB) is never exceeded.
+        for i in 0..r.ports.node.len() {
+            assert!(r.ports.max_bytes[i] <= r.ports.capacity[i].saturating_add(4096));
+        }
+    }
+}
+
+/// CP §6.1, Fig. 8(b): a 1 MB query split over 64 senders.
+#[test]
+fn cp_web_search_query_takes_its_transfer_time_tcp_waits_for_timeouts() {
+    let o = [
+        "workload.senders=64",
+        "workload.size=16KB",
+        "workload.rounds=5",
+    ];
+    let qct = |name: &str| {
+        let r = run(&example(name), &o);
+        let q: Vec<f64> = r
+            .queries
+            .iter()
+            .map(|q| (q.finish - q.start) as f64 / 1e9)
+            .collect();
+        q.iter().sum::<f64>() / q.len() as f64
+    };
+    let (cp, tcp) = (qct("cp"), qct("tcp"));
+    assert!(cp <= 12.0, "CP mean QCT {cp:.2} ms (paper: ~9 ms)");
+    assert!(
+        tcp >= 15.0,
+        "TCP(10ms) mean QCT {tcp:.2} ms (paper: 16.1 ms)"
+    );
+}
+
+/// DCTCP on one bottleneck: the queue stays near K = 32 KB and the link stays full.
+#[test]
+fn dctcp_holds_the_queue_near_k_at_line_rate() {
+    let text = r#"
+[topology]
+kind = "dumbbell"
+hosts = 4
+link_rate = "1Gbps"
+link_delay = "20us"
+[switch]
+buffer = "512KB"
+ecn = "threshold"
+ecn_threshold = "32KB"
+[transport]
+kind = "dctcp"
+rwnd = "1MB"
+[workload]
+kind = "trace"
+flows = [{ src = 0, dst = 2, size = "20MB" }, { src = 1, dst = 3, size = "20MB" }]
+"#;
+    let r = run(text, &[]);
+    let c = &r.sim.counters;
+    assert!(c.ecn_marks > 0 && c.ecn_reductions > 0);
+    assert_eq!(c.drops, 0);
+    // The bottleneck: the switch port that queued the most.
+    let i = (0..r.ports.node.len())
+        .filter(|&i| r.ports.is_switch[i])
+        .max_by_key(|&i| r.ports.max_bytes[i])
+        .unwrap();
+    let (mean, max) = (r.ports.mean_bytes[i], r.ports.max_bytes[i] as f64);
+    let k = 32.0 * 1024.0;
+    assert!(
+        mean > 0.3 * k && mean < 1.5 * k,
+        "mean queue {mean:.0} B vs K"
+    );
+    assert!(max < 3.0 * k, "max queue {max:.0} B vs K");
+    let t = r.sim.now() as f64 / PS_PER_S as f64;
+    let goodput = c.bytes_delivered as f64 * 8.0 / t;
+    // Payload rate of a 1 Gbps link: 1460 of every 1538 wire bytes.
+    let line = 1e9 * 1460.0 / 1538.0;
+    assert!(
+        goodput >= 0.95 * line,
+        "goodput {goodput:.3e} vs {line:.3e}"
+    );
+    // Plain TCP (no marking) through the same port fills the buffer instead.
+    let tcp = run(text, &["transport.kind=tcp", "switch.ecn=off"]);
+    assert!(
+        tcp.ports.mean_bytes[i] > 3.0 * mean,
+        "TCP mean queue {:.0} B, max {}; DCTCP mean {mean:.0} B",
+        tcp.ports.mean_bytes[i],
+        tcp.ports.max_bytes[i]
+    );
+}
+
+#[test]
+fn dctcp_without_marking_and_cp_with_pfabric_are_refused() {
+    let base = example("dctcp");
+    let Err(e) = Scenario::parse(&base, &["switch.ecn=off".into()], None) else {
+        panic!("dctcp needs marking")
+    };
+    assert_eq!(e.key, "transport.kind");
+    let Err(e) = Scenario::parse(&example("cp"), &["switch.queue=pfabric".into()], None) else {
+        panic!("cut_payload needs the droptail queue")
+    };
+    assert_eq!(e.key, "switch.overflow");
+}
