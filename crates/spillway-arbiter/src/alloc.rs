@@ -82,11 +82,14 @@ pub(crate) struct Core {
     pub slots: Slots,
     pub width: u32,
     pub first: u64,
+    /// Whether some endpoint was absent when the batch began (else no presence checks).
+    absent: bool,
     /// Max-min: pairs allocated in slot k with demand left, in processing order.
-    pub bins: Vec<Vec<Tok>>,
+    bins: Vec<Vec<Tok>>,
 }
 
-/// A pair in flight within a batch, carrying its remaining demand and grants so far.
+/// A pair in flight within a batch, carrying the demand it may still take (a lower
+/// bound of what the table says: reports only add) and its grants in this batch.
 #[derive(Clone, Copy)]
 pub(crate) struct Tok {
     f: Flow,
@@ -94,18 +97,77 @@ pub(crate) struct Tok {
     got: u32,
 }
 
+/// A pending pair between batches: its token state plus its max-min key (0 = never
+/// allocated, else last allocated timeslot + 1, as in the table).
+#[derive(Clone, Copy)]
+pub(crate) struct Pend {
+    f: Flow,
+    rem: u32,
+    key: u64,
+}
+
+impl Pend {
+    /// The pair's full remaining demand and key, read from the table.
+    #[inline]
+    pub(crate) fn read(d: &DemandTable, f: Flow) -> Pend {
+        let (rem, key) = d.remaining_and_key(f);
+        Pend {
+            f,
+            rem: rem.min(u32::MAX as u64) as u32,
+            key,
+        }
+    }
+}
+
+/// Where pairs go when they leave a batch with demand left: the pipeline passes bare
+/// pairs to the next stage (which re-reads the table); the single-threaded allocator
+/// keeps their state, so a backlogged pair costs no table access until it runs dry.
+pub(crate) trait Sink {
+    fn keep(&mut self, p: Pend);
+}
+impl Sink for Vec<Flow> {
+    #[inline(always)]
+    fn keep(&mut self, p: Pend) {
+        self.push(p.f);
+    }
+}
+impl Sink for Vec<Pend> {
+    #[inline(always)]
+    fn keep(&mut self, p: Pend) {
+        self.push(p);
+    }
+}
+
 /// Sort pairs by max-min key (then source, destination) with the keys read once.
-pub(crate) fn sort_by_key(d: &DemandTable, v: &mut [Flow], scratch: &mut Vec<u128>) {
+pub(crate) fn sort_by_key(d: &DemandTable, v: &mut [Flow], scratch: &mut SortScratch) {
     if v.len() < 2 {
         return;
     }
-    scratch.clear();
-    scratch.extend(
+    let n = d.endpoints() as u64;
+    let max_key = v.iter().map(|f| d.last_key(*f)).max().unwrap_or(0);
+    if n <= 1 << 12 && max_key < 1 << 40 {
+        // Key, source and destination packed in one u64: a sort of words, not u128s.
+        scratch.narrow.clear();
+        scratch.narrow.extend(
+            v.iter()
+                .map(|f| d.last_key(*f) << 24 | (f.src as u64) << 12 | f.dst as u64),
+        );
+        scratch.narrow.sort_unstable();
+        for (f, &k) in v.iter_mut().zip(scratch.narrow.iter()) {
+            *f = Flow {
+                src: (k >> 12 & 0xfff) as u32,
+                dst: (k & 0xfff) as u32,
+            };
+        }
+        return;
+    }
+    scratch.wide.clear();
+    scratch.wide.extend(
         v.iter()
             .map(|f| (d.last_key(*f) as u128) << 64 | (f.src as u128) << 32 | f.dst as u128),
     );
-    scratch.sort_unstable();
-    for (f, &k) in v.iter_mut().zip(scratch.iter()) {
+    scratch.wide.sort_unstable();
+    for (f, &k) in v.iter_mut().zip(scratch.wide.iter()) {
         *f = Flow {
             src: (k >> 32) as u32,
             dst: k as u32,
@@ -113,13 +175,23 @@ pub(crate) fn sort_by_key(d: &DemandTable, v: &mut [Flow], scratch: &mut Vec<u12
     }
 }
 
+/// Buffers of [`sort_by_key`], reused.
+#[derive(Default)]
+pub(crate) struct SortScratch {
+    narrow: Vec<u64>,
+    wide: Vec<u128>,
+}
+
 impl Core {
     pub fn new(fabric: &Fabric, width: u32) -> Self {
+        // A bin never holds more tokens than a timeslot has grants.
+        let n = fabric.endpoints();
         Core {
             slots: Slots::new(fabric, width),
             width,
             first: 0,
-            bins: (0..width).map(|_| Vec::new()).collect(),
+            absent: false,
+            bins: (0..width).map(|_| Vec::with_capacity(n)).collect(),
         }
     }
 
@@ -127,13 +199,17 @@ impl Core {
         self.first = first;
         self.slots.clear();
         // An endpoint that has left has no free slot at all (§5.1).
+        self.absent = false;
         for e in 0..d.endpoints() {
             if !d.present(e as u32) {
                 self.slots.src_free[e] = 0;
                 self.slots.dst_free[e] = 0;
+                self.absent = true;
             }
         }
         out.reset(first, self.width);
+        // At most one grant per endpoint and timeslot: no growth on the hot path.
+        out.grants.reserve(d.endpoints() * self.width as usize);
     }
 
     #[inline(always)]
@@ -147,9 +223,8 @@ impl Core {
         d.grant(f, self.first + k as u64);
     }
 
-    /// Max-min: offer `f` its first timeslot of the batch. Allocated with demand left →
-    /// bin of that slot; nothing free → `blocked`. The pair's state is read once here and
-    /// written back once when it leaves the batch; in between it travels in the token.
+    /// Max-min: offer `f` its first timeslot of the batch, reading its state from the
+    /// table (pipeline stages).
     #[inline(always)]
     pub fn offer_next<const RACKS: bool>(
         &mut self,
@@ -158,35 +233,45 @@ impl Core {
         blocked: &mut Vec<Flow>,
         out: &mut Batch,
     ) {
-        let rem = d.remaining(f);
-        if rem == 0 {
-            if d.retire(f) {
-                blocked.push(f);
-            }
-            return;
-        }
-        let t = Tok {
-            f,
-            rem: rem.min(u32::MAX as u64) as u32,
-            got: 0,
-        };
-        self.step::<RACKS>(d, t, 0, blocked, out);
+        self.offer::<RACKS, _>(d, Pend::read(d, f), blocked, out);
     }
 
-    /// Give the token its next slot; it last got slot `k_last` (if `got > 0`). Only
-    /// slots after that can be free for it (§3.1): earlier ones were taken before it.
+    /// Max-min: offer the pair its first timeslot of the batch. Allocated with demand
+    /// left → bin of that slot; nothing free → `blocked`. Its state travels in the token
+    /// and is written back once when it leaves the batch.
     #[inline(always)]
-    fn step<const RACKS: bool>(
+    pub fn offer<const RACKS: bool, S: Sink>(
+        &mut self,
+        d: &DemandTable,
+        p: Pend,
+        blocked: &mut S,
+        out: &mut Batch,
+    ) {
+        let t = Tok {
+            f: p.f,
+            rem: p.rem,
+            got: 0,
+        };
+        if p.rem == 0 {
+            return self.exit(d, t, p.key, blocked);
+        }
+        self.step::<RACKS, S>(d, t, p.key, blocked, out);
+    }
+
+    /// Give the token its next slot; `key` is its max-min key so far. Only slots after
+    /// the one it last got can be free for it (§3.1): earlier ones were taken before it.
+    #[inline(always)]
+    fn step<const RACKS: bool, S: Sink>(
         &mut self,
         d: &DemandTable,
         mut t: Tok,
-        k_last: u32,
-        blocked: &mut Vec<Flow>,
+        key: u64,
+        blocked: &mut S,
         out: &mut Batch,
     ) {
         let a = self.slots.avail::<RACKS>(t.f);
         if a == 0 {
-            return self.exit(d, t, k_last, blocked);
+            return self.exit(d, t, key, blocked);
         }
         let k = a.trailing_zeros();
         self.slots.place::<RACKS>(t.f, k, out.grants.len() as u32);
@@ -197,41 +282,60 @@ impl Core {
         });
         t.rem -= 1;
         t.got += 1;
-        if t.rem > 0 {
-            self.bins[k as usize].push(t);
-        } else {
-            self.exit(d, t, k, blocked);
+        if t.rem == 0 {
+            // Ran dry as far as the token knows: write back, and look for demand
+            // reported since it was read.
+            d.commit(t.f, t.got as u64, self.first + k as u64);
+            t.got = 0;
+            let rem = d.remaining(t.f);
+            if rem == 0 {
+                if d.retire(t.f) {
+                    blocked.keep(Pend::read(d, t.f));
+                }
+                return;
+            }
+            t.rem = rem.min(u32::MAX as u64) as u32;
         }
+        self.bins[k as usize].push(t);
     }
 
-    /// The token leaves the batch: write its grants back; keep it pending if it still
-    /// has demand (or gained some meanwhile) and both endpoints are present.
+    /// The token leaves the batch with nothing free for it (or nothing to send): write
+    /// its grants back; keep it pending if it has demand and both endpoints are present.
     #[inline(always)]
-    fn exit(&mut self, d: &DemandTable, t: Tok, k_last: u32, blocked: &mut Vec<Flow>) {
+    fn exit<S: Sink>(&mut self, d: &DemandTable, t: Tok, key: u64, blocked: &mut S) {
         if t.got > 0 {
-            d.commit(t.f, t.got as u64, self.first + k_last as u64);
+            d.commit(t.f, t.got as u64, key - 1);
         }
-        let keep = if t.rem == 0 {
-            d.retire(t.f)
+        let p = if t.rem == 0 {
+            // Read again: demand may have arrived since the token was read.
+            Pend::read(d, t.f)
         } else {
-            d.endpoints_present(t.f) || d.retire(t.f)
+            Pend {
+                f: t.f,
+                rem: t.rem,
+                key,
+            }
         };
-        if keep {
-            blocked.push(t.f);
+        // A pair of an endpoint that leaves during the batch is dropped by the next one.
+        if p.rem > 0 && (!self.absent || d.endpoints_present(p.f)) {
+            blocked.keep(p);
+        } else if d.retire(p.f) {
+            blocked.keep(Pend::read(d, p.f));
         }
     }
 
     /// Max-min: re-offer the pairs binned by slot, in slot order (§3.1).
-    pub fn drain_bins<const RACKS: bool>(
+    pub fn drain_bins<const RACKS: bool, S: Sink>(
         &mut self,
         d: &DemandTable,
-        blocked: &mut Vec<Flow>,
+        blocked: &mut S,
         out: &mut Batch,
     ) {
         for k in 0..self.width {
+            let key = self.first + k as u64 + 1;
             let mut bin = std::mem::take(&mut self.bins[k as usize]);
             for &t in &bin {
-                self.step::<RACKS>(d, t, k, blocked, out);
+                self.step::<RACKS, S>(d, t, key, blocked, out);
             }
             bin.clear();
             self.bins[k as usize] = bin;
@@ -325,14 +429,19 @@ pub struct Allocator {
     policy: Policy,
     mode: Mode,
     core: Core,
-    /// Pairs with demand, in policy order (max-min: ascending key).
-    pending: Vec<Flow>,
+    /// Pairs with demand, as tokens in policy order (max-min: ascending key).
+    pending: Vec<Pend>,
     /// Pairs activated since the last batch.
     arrivals: Vec<Flow>,
-    stale: Vec<Flow>,
-    leftover: Vec<Flow>,
+    stale: Vec<Pend>,
+    leftover: Vec<Pend>,
+    /// Pairs as bare flows (min-FCT and the iterative passes work from the table).
+    flows: Vec<Flow>,
+    kept: Vec<Flow>,
     counts: Vec<u32>,
-    keys: Vec<u128>,
+    keys: SortScratch,
+    /// The table's reset count when the tokens' demand was last read.
+    resets: u64,
 }
 
 impl Allocator {
@@ -345,8 +454,11 @@ impl Allocator {
             arrivals: Vec::new(),
             stale: Vec::new(),
             leftover: Vec::new(),
+            flows: Vec::new(),
+            kept: Vec::new(),
             counts: vec![0; 66],
-            keys: Vec::new(),
+            keys: SortScratch::default(),
+            resets: 0,
         }
     }
 
@@ -383,6 +495,13 @@ impl Allocator {
         self.core.begin(d, first, out);
         // Only the iterative mode looks up who holds a slot.
         self.core.slots.own = self.mode == Mode::Iterative;
+        if d.resets() != self.resets {
+            // A reset dropped pending demand: the tokens' counts may be too high.
+            self.resets = d.resets();
+            for t in &mut self.pending {
+                *t = Pend::read(d, t.f);
+            }
+        }
         if self.core.slots.racks() {
             self.run::<true>(d, out)
         } else {
@@ -396,57 +515,67 @@ impl Allocator {
         match self.policy {
             Policy::MaxMin => {
                 // New pairs join in key order (never allocated = 0 = first); a pair that
-                // was idle keeps the key of its last allocation.
+                // was idle keeps the key of its last allocation. Pending tokens carry
+                // their keys: only the new pairs are read from the table.
                 sort_by_key(d, &mut self.arrivals, &mut self.keys);
-                let (mut i, mut j) = (0, 0);
-                while i < self.pending.len() || j < self.arrivals.len() {
-                    let f = if j == self.arrivals.len()
-                        || (i < self.pending.len()
-                            && d.last_key(self.pending[i]) <= d.last_key(self.arrivals[j]))
-                    {
+                let mut i = 0;
+                for &f in &self.arrivals {
+                    let a = Pend::read(d, f);
+                    while i < self.pending.len() && self.pending[i].key <= a.key {
+                        let t = self.pending[i];
+                        self.core.offer::<RACKS, _>(d, t, &mut self.stale, out);
                         i += 1;
-                        self.pending[i - 1]
-                    } else {
-                        j += 1;
-                        self.arrivals[j - 1]
-                    };
-                    self.core.offer_next::<RACKS>(d, f, &mut self.stale, out);
+                    }
+                    self.core.offer::<RACKS, _>(d, a, &mut self.stale, out);
                 }
-                self.core.drain_bins::<RACKS>(d, &mut self.leftover, out);
+                for &t in &self.pending[i..] {
+                    self.core.offer::<RACKS, _>(d, t, &mut self.stale, out);
+                }
+                self.core.drain_bins::<RACKS, _>(d, &mut self.leftover, out);
             }
             Policy::MinFct => {
-                self.pending.append(&mut self.arrivals);
-                self.pending
+                self.flows.clear();
+                self.flows.extend(self.pending.iter().map(|t| t.f));
+                self.flows.append(&mut self.arrivals);
+                self.flows
                     .sort_unstable_by_key(|&f| (d.remaining(f), d.last_key(f), f.src, f.dst));
-                for i in 0..self.pending.len() {
-                    let f = self.pending[i];
+                self.kept.clear();
+                for i in 0..self.flows.len() {
+                    let f = self.flows[i];
                     if self.core.fill::<RACKS>(d, f, out) {
-                        self.leftover.push(f);
+                        self.kept.push(f);
                     }
                 }
             }
         }
         self.arrivals.clear();
         self.pending.clear();
-        if self.mode == Mode::Iterative {
-            for list in [&self.stale, &self.leftover] {
-                for &f in list.iter() {
-                    while d.remaining(f) > 0 && self.core.augment::<RACKS>(d, f, out) {}
-                }
-            }
-        }
-        if self.mode == Mode::Greedy {
-            // Already in key order: blocked before the batch, then by slot.
-            self.pending.extend_from_slice(&self.stale);
+        if self.policy == Policy::MaxMin && self.mode == Mode::Greedy {
+            // Already in key order: blocked before the batch, then by slot. The blocked
+            // list (the long one under load) becomes the pending list without a copy.
+            std::mem::swap(&mut self.pending, &mut self.stale);
             self.pending.extend_from_slice(&self.leftover);
             return;
+        }
+        if self.policy == Policy::MaxMin {
+            self.kept.clear();
+            self.kept
+                .extend(self.stale.iter().chain(&self.leftover).map(|t| t.f));
+        }
+        if self.mode == Mode::Greedy {
+            // Min-FCT greedy: the order is made at the start of the next batch.
+            self.pending
+                .extend(self.kept.iter().map(|&f| Pend::read(d, f)));
+            return;
+        }
+        for &f in &self.kept {
+            while d.remaining(f) > 0 && self.core.augment::<RACKS>(d, f, out) {}
         }
         // Final greedy pass (maximality after the moves), then a stable counting sort by
         // key bucket (pre-batch, slot 0..63) to restore max-min order.
         let first = self.core.first;
         self.counts.fill(0);
-        let mut keep = std::mem::take(&mut self.stale);
-        keep.append(&mut self.leftover);
+        let mut keep = std::mem::take(&mut self.kept);
         keep.retain(|&f| self.core.fill::<RACKS>(d, f, out));
         let bucket = |f: Flow| (d.last_key(f).saturating_sub(first)) as usize;
         for &f in &keep {
@@ -455,14 +584,17 @@ impl Allocator {
         for b in 1..self.counts.len() {
             self.counts[b] += self.counts[b - 1];
         }
-        self.pending.resize(keep.len(), Flow { src: 0, dst: 0 });
+        self.flows.clear();
+        self.flows.resize(keep.len(), Flow { src: 0, dst: 0 });
         for &f in &keep {
             let b = bucket(f);
-            self.pending[self.counts[b] as usize] = f;
+            self.flows[self.counts[b] as usize] = f;
             self.counts[b] += 1;
         }
+        self.pending
+            .extend(self.flows.iter().map(|&f| Pend::read(d, f)));
         keep.clear();
-        self.stale = keep;
+        self.kept = keep;
     }
 }
 

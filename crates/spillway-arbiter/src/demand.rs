@@ -57,6 +57,8 @@ pub struct DemandTable {
     /// Per pair: whether a token for it is in some allocator's pending list.
     active: Box<[AtomicBool]>,
     present: Box<[AtomicBool]>,
+    /// Number of `reset` calls so far.
+    resets: AtomicU64,
     /// Shared between threads (pipeline): the activation handshake needs sequentially
     /// consistent operations. Single-threaded, plain loads and stores do (an x86 locked
     /// instruction costs more than the rest of a grant).
@@ -70,6 +72,7 @@ impl DemandTable {
             pairs: (0..n * n).map(|_| PairState::default()).collect(),
             active: (0..n * n).map(|_| AtomicBool::new(false)).collect(),
             present: (0..n).map(|_| AtomicBool::new(true)).collect(),
+            resets: AtomicU64::new(0),
             concurrent: false,
         }
     }
@@ -128,6 +131,24 @@ impl DemandTable {
             p.requested.store(want, self.strong());
         }
         Ok(self.try_activate(f).then_some(f))
+    }
+
+    /// Remaining demand and max-min key, from one read of the pair's record.
+    #[inline]
+    pub(crate) fn remaining_and_key(&self, f: Flow) -> (u64, u64) {
+        let p = self.pair(f);
+        let rem = p
+            .requested
+            .load(Relaxed)
+            .saturating_sub(p.allocated.load(Relaxed));
+        (rem, p.last.load(Relaxed))
+    }
+
+    /// How many resets there have been: an allocator holding remaining demand in its
+    /// tokens re-reads it when this changes (a reset drops pending demand).
+    #[inline]
+    pub(crate) fn resets(&self) -> u64 {
+        self.resets.load(SeqCst)
     }
 
     /// Timeslots requested but not yet allocated.
@@ -270,6 +291,7 @@ impl DemandTable {
             p.base.store(a, SeqCst);
             p.requested.store(a, SeqCst);
         }
+        self.resets.fetch_add(1, SeqCst);
         Ok(())
     }
 

@@ -225,7 +225,7 @@ fn stage_loop<const RACKS: bool>(
 ) {
     let mut pool: Vec<Vec<Flow>> = Vec::new();
     let mut leftover: Vec<Flow> = Vec::new();
-    let mut keys = Vec::new();
+    let mut keys = crate::alloc::SortScratch::default();
     let new_chunk = |pool: &mut Vec<Vec<Flow>>| {
         let mut v = pool.pop().unwrap_or_default();
         v.clear();
@@ -286,7 +286,7 @@ fn stage_loop<const RACKS: bool>(
         }
         // Pairs allocated in this batch, by slot: only now in order (the reordering).
         leftover.clear();
-        core.drain_bins::<RACKS>(d, &mut leftover, &mut out);
+        core.drain_bins::<RACKS, _>(d, &mut leftover, &mut out);
         let mut tail = new_chunk(&mut pool);
         tail.extend_from_slice(&leftover);
         if output
