@@ -89,7 +89,8 @@ def test_unfinished_flows_have_null_finish(tmp_path, root):
 @pytest.mark.parametrize("example", [
     "incast.toml", "websearch.toml", "query.toml", "trace.toml", "pfabric144.toml", "detail96.toml",
     "fastlane/tcp.toml", "fastlane/tcp-sq.toml", "fastlane/tcp-fl-fh.toml",
-    "fastlane/tcp-fl-ps.toml", "fastlane/pfabric.toml", "fastlane/pfabric-fl.toml"])
+    "fastlane/tcp-fl-ps.toml", "fastlane/pfabric.toml", "fastlane/pfabric-fl.toml",
+    "cp/tcp.toml", "cp/cp.toml", "cp/dctcp.toml", "cp/dctcp-cp.toml"])
 def test_examples_validate(root, example):
     r = subprocess.run(SPILLWAY + ["validate", str(root / "examples" / example)],
                        capture_output=True, text=True)
