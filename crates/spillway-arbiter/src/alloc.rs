@@ -86,15 +86,60 @@ pub(crate) struct Core {
     absent: bool,
     /// Max-min: pairs allocated in slot k with demand left, in processing order.
     bins: Vec<Vec<Tok>>,
+    /// The same for [`Core::maxmin_flat`]: bin k is `flat[k * stride..]`, at most one
+    /// token per endpoint (a timeslot's grants), so it never grows.
+    flat: Vec<Tok>,
 }
 
 /// A pair in flight within a batch, carrying the demand it may still take (a lower
-/// bound of what the table says: reports only add) and its grants in this batch.
+/// bound of what the table says: reports only add) and its grants in this batch. Two
+/// words, updated whole: a grant is one add, and the token is stored from registers
+/// (field-wise updates of a spilled token made its 16-byte reload miss store forwarding).
 #[derive(Clone, Copy)]
 pub(crate) struct Tok {
-    f: Flow,
-    rem: u32,
-    got: u32,
+    /// src | dst << 32.
+    pair: u64,
+    /// rem | got << 32.
+    cnt: u64,
+}
+
+impl Tok {
+    #[inline(always)]
+    fn new(f: Flow, rem: u32, got: u32) -> Tok {
+        Tok {
+            pair: f.src as u64 | (f.dst as u64) << 32,
+            cnt: rem as u64 | (got as u64) << 32,
+        }
+    }
+    #[inline(always)]
+    fn f(self) -> Flow {
+        Flow {
+            src: self.pair as u32,
+            dst: (self.pair >> 32) as u32,
+        }
+    }
+    #[inline(always)]
+    fn rem(self) -> u32 {
+        self.cnt as u32
+    }
+    #[inline(always)]
+    fn got(self) -> u32 {
+        (self.cnt >> 32) as u32
+    }
+    /// One more grant: rem - 1, got + 1 (rem > 0).
+    #[inline(always)]
+    fn take_one(&mut self) {
+        debug_assert!(self.rem() > 0);
+        self.cnt += (1 << 32) - 1;
+    }
+    #[inline(always)]
+    fn clear_got(&mut self) {
+        self.cnt &= u32::MAX as u64;
+    }
+    #[inline(always)]
+    fn set_rem(&mut self, rem: u32) {
+        self.cnt = (self.cnt & !(u32::MAX as u64)) | rem as u64;
+    }
 }
 
 /// A pending pair between batches: its token state plus its max-min key (0 = never
@@ -192,6 +237,7 @@ impl Core {
             first: 0,
             absent: false,
             bins: (0..width).map(|_| Vec::with_capacity(n)).collect(),
+            flat: Vec::new(),
         }
     }
 
@@ -247,11 +293,7 @@ impl Core {
         blocked: &mut S,
         out: &mut Batch,
     ) {
-        let t = Tok {
-            f: p.f,
-            rem: p.rem,
-            got: 0,
-        };
+        let t = Tok::new(p.f, p.rem, 0);
         if p.rem == 0 {
             return self.exit(d, t, p.key, blocked);
         }
@@ -264,64 +306,32 @@ impl Core {
     fn step<const RACKS: bool, S: Sink>(
         &mut self,
         d: &DemandTable,
-        mut t: Tok,
+        t: Tok,
         key: u64,
         blocked: &mut S,
         out: &mut Batch,
     ) {
-        let a = self.slots.avail::<RACKS>(t.f);
+        let a = self.slots.avail::<RACKS>(t.f());
         if a == 0 {
             return self.exit(d, t, key, blocked);
         }
         let k = a.trailing_zeros();
-        self.slots.place::<RACKS>(t.f, k, out.grants.len() as u32);
+        self.slots.place::<RACKS>(t.f(), k, out.grants.len() as u32);
         out.grants.push(Grant {
             slot: k,
-            src: t.f.src,
-            dst: t.f.dst,
+            src: t.f().src,
+            dst: t.f().dst,
         });
-        t.rem -= 1;
-        t.got += 1;
-        if t.rem == 0 {
-            // Ran dry as far as the token knows: write back, and look for demand
-            // reported since it was read.
-            d.commit(t.f, t.got as u64, self.first + k as u64);
-            t.got = 0;
-            let rem = d.remaining(t.f);
-            if rem == 0 {
-                if d.retire(t.f) {
-                    blocked.keep(Pend::read(d, t.f));
-                }
-                return;
-            }
-            t.rem = rem.min(u32::MAX as u64) as u32;
+        if let Some(t) = granted(d, t, self.first + k as u64, blocked) {
+            self.bins[k as usize].push(t);
         }
-        self.bins[k as usize].push(t);
     }
 
     /// The token leaves the batch with nothing free for it (or nothing to send): write
     /// its grants back; keep it pending if it has demand and both endpoints are present.
     #[inline(always)]
     fn exit<S: Sink>(&mut self, d: &DemandTable, t: Tok, key: u64, blocked: &mut S) {
-        if t.got > 0 {
-            d.commit(t.f, t.got as u64, key - 1);
-        }
-        let p = if t.rem == 0 {
-            // Read again: demand may have arrived since the token was read.
-            Pend::read(d, t.f)
-        } else {
-            Pend {
-                f: t.f,
-                rem: t.rem,
-                key,
-            }
-        };
-        // A pair of an endpoint that leaves during the batch is dropped by the next one.
-        if p.rem > 0 && (!self.absent || d.endpoints_present(p.f)) {
-            blocked.keep(p);
-        } else if d.retire(p.f) {
-            blocked.keep(Pend::read(d, p.f));
-        }
+        exit(d, self.absent, t, key, blocked)
     }
 
     /// Max-min: re-offer the pairs binned by slot, in slot order (§3.1).
@@ -339,6 +349,63 @@ impl Core {
             }
             bin.clear();
             self.bins[k as usize] = bin;
+        }
+    }
+
+    /// Greedy max-min over the whole batch on a full-bisection fabric, single-threaded
+    /// (no owner tables): the same allocation as `offer` + `drain_bins`, written as
+    /// one loop over local slices so that the bitmap words, bins and grants stay in
+    /// registers and are not reloaded after every write. `arrivals` must be in key order.
+    pub fn maxmin_flat(
+        &mut self,
+        d: &DemandTable,
+        pending: &[Pend],
+        arrivals: &[Flow],
+        stale: &mut Vec<Pend>,
+        leftover: &mut Vec<Pend>,
+        out: &mut Batch,
+    ) {
+        debug_assert!(!self.slots.racks() && !self.slots.own);
+        let n = d.endpoints();
+        // Skewed by a few tokens so that the bins' heads do not share cache sets.
+        let stride = n + 4;
+        let width = self.width as usize;
+        if self.flat.len() < width * stride {
+            let none = Tok::new(Flow { src: 0, dst: 0 }, 0, 0);
+            self.flat.resize(width * stride, none);
+        }
+        let mut b = Flat {
+            d,
+            first: self.first,
+            absent: self.absent,
+            sf: &mut self.slots.src_free,
+            df: &mut self.slots.dst_free,
+            bins: &mut self.flat,
+            stride,
+            len: [0; 64],
+            grants: &mut out.grants,
+        };
+        let mut i = 0;
+        for &f in arrivals {
+            let a = Pend::read(d, f);
+            while i < pending.len() && pending[i].key <= a.key {
+                b.offer(pending[i], stale);
+                i += 1;
+            }
+            b.offer(a, stale);
+        }
+        for &p in &pending[i..] {
+            b.offer(p, stale);
+        }
+        for k in 0..width {
+            let key = b.first + k as u64 + 1;
+            let mut j = 0;
+            // Tokens only move to later bins: bin k is complete when reached.
+            while j < b.len[k] as usize {
+                let t = b.bins[k * stride + j];
+                b.step(t, key, leftover);
+                j += 1;
+            }
         }
     }
 
@@ -421,6 +488,130 @@ impl Core {
             .expect("q was just placed");
         d.set_last(q, self.first + latest as u64);
         true
+    }
+}
+
+/// The working set of [`Core::maxmin_flat`], as local references.
+struct Flat<'a> {
+    d: &'a DemandTable,
+    first: u64,
+    absent: bool,
+    sf: &'a mut [u64],
+    df: &'a mut [u64],
+    bins: &'a mut [Tok],
+    stride: usize,
+    len: [u32; 64],
+    grants: &'a mut Vec<Grant>,
+}
+
+impl Flat<'_> {
+    #[inline(always)]
+    fn offer(&mut self, p: Pend, blocked: &mut Vec<Pend>) {
+        let t = Tok::new(p.f, p.rem, 0);
+        if p.rem == 0 {
+            return self.exit(t, p.key, blocked);
+        }
+        self.step(t, p.key, blocked);
+    }
+
+    #[inline(always)]
+    fn step(&mut self, t: Tok, key: u64, blocked: &mut Vec<Pend>) {
+        let (s, r) = (t.f().src as usize, t.f().dst as usize);
+        let a = self.sf[s] & self.df[r];
+        if a == 0 {
+            return self.exit(t, key, blocked);
+        }
+        let k = a.trailing_zeros();
+        self.sf[s] &= !(1 << k);
+        self.df[r] &= !(1 << k);
+        self.grants.push(Grant {
+            slot: k,
+            src: t.f().src,
+            dst: t.f().dst,
+        });
+        let Some(t) = granted(self.d, t, self.first + k as u64, blocked) else {
+            return;
+        };
+        let len = &mut self.len[k as usize];
+        self.bins[k as usize * self.stride + *len as usize] = t;
+        *len += 1;
+    }
+
+    #[inline(always)]
+    fn exit(&mut self, t: Tok, key: u64, blocked: &mut Vec<Pend>) {
+        exit(self.d, self.absent, t, key, blocked)
+    }
+}
+
+/// The token leaves the batch with nothing free for it (or nothing to send): write its
+/// grants back; keep it pending if it has demand and both endpoints are present (checked
+/// only when some endpoint was absent at the start of the batch: a pair of an endpoint
+/// that leaves during the batch is dropped by the next one).
+#[inline(always)]
+fn exit<S: Sink>(d: &DemandTable, absent: bool, t: Tok, key: u64, blocked: &mut S) {
+    if t.got() > 0 {
+        d.commit(t.f(), t.got() as u64, key - 1);
+    }
+    if t.rem() > 0 && !absent {
+        blocked.keep(Pend {
+            f: t.f(),
+            rem: t.rem(),
+            key,
+        });
+    } else {
+        exit_slow(d, t, key, blocked);
+    }
+}
+
+/// The token got timeslot `slot`: the token to bin for its next offer, or `None` if it
+/// left the batch (ran dry, nothing reported since).
+#[inline(always)]
+fn granted<S: Sink>(d: &DemandTable, mut t: Tok, slot: u64, blocked: &mut S) -> Option<Tok> {
+    t.take_one();
+    if t.rem() == 0 {
+        t.set_rem(refill(d, t, slot, blocked));
+        if t.rem() == 0 {
+            return None;
+        }
+        t.clear_got();
+    }
+    Some(t)
+}
+
+/// A token ran dry in slot `last`: write it back and read the table for demand reported
+/// since. Returns the demand to go on with (0: the pair left the batch).
+#[cold]
+#[inline(never)]
+fn refill<S: Sink>(d: &DemandTable, t: Tok, last: u64, blocked: &mut S) -> u32 {
+    d.commit(t.f(), t.got() as u64, last);
+    let rem = d.remaining(t.f());
+    if rem == 0 {
+        if d.retire(t.f()) {
+            blocked.keep(Pend::read(d, t.f()));
+        }
+        return 0;
+    }
+    rem.min(u32::MAX as u64) as u32
+}
+
+/// The rest of `exit` (grants already written back): a token with nothing left, or an
+/// endpoint absent from the batch.
+#[cold]
+#[inline(never)]
+fn exit_slow<S: Sink>(d: &DemandTable, t: Tok, key: u64, blocked: &mut S) {
+    let p = if t.rem() == 0 {
+        Pend::read(d, t.f())
+    } else {
+        Pend {
+            f: t.f(),
+            rem: t.rem(),
+            key,
+        }
+    };
+    if p.rem > 0 && d.endpoints_present(p.f) {
+        blocked.keep(p);
+    } else if d.retire(p.f) {
+        blocked.keep(Pend::read(d, p.f));
     }
 }
 
@@ -518,6 +709,20 @@ impl Allocator {
                 // was idle keeps the key of its last allocation. Pending tokens carry
                 // their keys: only the new pairs are read from the table.
                 sort_by_key(d, &mut self.arrivals, &mut self.keys);
+                if !RACKS && self.mode == Mode::Greedy {
+                    self.core.maxmin_flat(
+                        d,
+                        &self.pending,
+                        &self.arrivals,
+                        &mut self.stale,
+                        &mut self.leftover,
+                        out,
+                    );
+                    self.arrivals.clear();
+                    std::mem::swap(&mut self.pending, &mut self.stale);
+                    self.pending.extend_from_slice(&self.leftover);
+                    return;
+                }
                 let mut i = 0;
                 for &f in &self.arrivals {
                     let a = Pend::read(d, f);
