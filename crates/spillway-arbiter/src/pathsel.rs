@@ -309,12 +309,20 @@ impl AlternatingPaths {
                 colors: colors.min(64),
             });
         }
-        self.color_valid(n, edges, d, out);
+        self.color_valid(n, edges, d, out)
+            .expect("degrees checked above");
         Ok(d)
     }
 
-    /// Color edges already checked: every vertex below `n <= 64`, largest degree `d <= 64`.
-    fn color_valid(&mut self, n: usize, edges: &[(u32, u32)], d: u32, out: &mut Vec<u32>) {
+    /// Color edges whose vertices are below `n <= 64` with colors `0..d` (`d <= 64`).
+    /// Fails (cold path) only if a vertex has more than `d` edges.
+    fn color_valid(
+        &mut self,
+        n: usize,
+        edges: &[(u32, u32)],
+        d: u32,
+        out: &mut Vec<u32>,
+    ) -> Result<(), PathError> {
         debug_assert!(n <= MAX_VERTICES && d <= 64);
         let all = if d == 64 { u64::MAX } else { (1u64 << d) - 1 };
         self.free.clear();
@@ -330,25 +338,42 @@ impl AlternatingPaths {
             .try_into()
             .expect("sized above");
         let out = &mut out[..edges.len()];
+        // The source's free mask stays in a register while consecutive edges share the
+        // source (a matching listed by endpoint): otherwise every color choice would wait
+        // on the previous one's store to the same word.
+        let mut cur = 0usize;
+        let mut fu = free[0];
         for (e, &(l, r)) in edges.iter().enumerate() {
             // Vertices are < n <= 64 (checked by the caller); the masks keep the
             // indexing provably in bounds.
             let (u, w) = (l as usize & 63, (n + r as usize) & 127);
-            let common = free[u] & free[w];
+            if u != cur {
+                free[cur] = fu;
+                cur = u;
+                fu = free[u];
+            }
+            let common = fu & free[w];
             let c = if common != 0 {
                 common.trailing_zeros()
             } else {
-                let a = free[u].trailing_zeros();
+                if fu == 0 || free[w] == 0 {
+                    return Err(degree_error(n, edges, d));
+                }
+                let a = fu.trailing_zeros();
                 let b = free[w].trailing_zeros();
+                free[u] = fu;
                 Self::flip(free, at, &mut self.path, edges, out, n, w, a, b);
+                fu = free[u];
                 a
             };
             out[e] = c;
-            free[u] &= !(1 << c);
+            fu &= !(1 << c);
             free[w] &= !(1 << c);
             at[u * 64 + c as usize] = e as u16;
             at[w * 64 + c as usize] = e as u16;
         }
+        free[cur] = fu;
+        Ok(())
     }
 
     /// Swap colors a and b on the a/b alternating path starting at `v` with color a.
@@ -392,6 +417,20 @@ impl AlternatingPaths {
             at[x * 64 + c as usize] = e;
             at[y * 64 + c as usize] = e;
         }
+    }
+}
+
+/// The error for a multigraph with a vertex of degree above `colors` (cold path).
+#[cold]
+fn degree_error(n: usize, edges: &[(u32, u32)], colors: u32) -> PathError {
+    let mut deg = vec![0u32; 2 * n];
+    for &(l, r) in edges {
+        deg[l as usize] += 1;
+        deg[n + r as usize] += 1;
+    }
+    PathError::DegreeExceedsColors {
+        degree: deg.into_iter().max().unwrap_or(0),
+        colors,
     }
 }
 
@@ -474,49 +513,44 @@ impl TwoTier {
     /// Pick a core for every packet of one timeslot's matching: `out[i]` is the physical
     /// core of `flows[i]`, or `None` if it stays inside its rack.
     pub fn select(&mut self, flows: &[Flow], out: &mut Vec<Option<u32>>) -> Result<(), PathError> {
-        // Inter-rack packets only, written branch-free into buffers sized for all.
-        self.edges.resize(flows.len(), (0, 0));
-        self.which.resize(flows.len(), 0);
+        // Inter-rack packets only, written branch-free into buffers sized for all (kept
+        // at the largest size seen: no clearing), through local slices so that their
+        // bounds stay in registers.
+        if self.edges.len() < flows.len() {
+            self.edges.resize(flows.len(), (0, 0));
+            self.which.resize(flows.len(), 0);
+        }
         out.clear();
         out.resize(flows.len(), None);
+        let (edges, which) = (&mut self.edges[..], &mut self.which[..]);
+        let rack_of = &self.rack_of[..];
         let mut m = 0;
-        // Degrees: sources 0..64, destinations 64..128 (racks < 64, checked in `new`).
-        let mut deg = [0u32; 2 * MAX_VERTICES];
         for (i, f) in flows.iter().enumerate() {
-            let (Some(&rs), Some(&rd)) = (
-                self.rack_of.get(f.src as usize),
-                self.rack_of.get(f.dst as usize),
-            ) else {
+            let (Some(&rs), Some(&rd)) = (rack_of.get(f.src as usize), rack_of.get(f.dst as usize))
+            else {
                 return Err(PathError::BadVertex(f.src.max(f.dst)));
             };
-            let inter = (rs != rd) as u32;
-            self.edges[m] = (rs, rd);
-            self.which[m] = i as u32;
-            deg[rs as usize & 63] += inter;
-            deg[64 + (rd as usize & 63)] += inter;
-            m += inter as usize;
+            edges[m] = (rs, rd);
+            which[m] = i as u32;
+            m += (rs != rd) as usize;
         }
-        self.edges.truncate(m);
-        self.which.truncate(m);
+        let (edges, which) = (&self.edges[..m], &self.which[..m]);
         let c = self.cores.colors();
         match self.algo {
+            // Any proper coloring with at most `c` colors is a valid assignment of
+            // paths: color with all of them, not just the largest degree's worth (the
+            // paper pads to the largest degree D and uses D). With spare colors the
+            // first free one almost always fits, so alternating paths are rare; a rack
+            // with more packets than paths is found when its colors run out.
             Coloring::AlternatingPaths if c <= 64 => {
-                let d = deg.iter().copied().max().unwrap_or(0);
-                if d > c {
-                    return Err(PathError::DegreeExceedsColors {
-                        degree: d,
-                        colors: c,
-                    });
-                }
                 self.alt
-                    .color_valid(self.racks, &self.edges, d, &mut self.colors)
+                    .color_valid(self.racks, edges, c, &mut self.colors)?
             }
             _ => {
-                self.colorer
-                    .color(self.racks, &self.edges, c, &mut self.colors)?;
+                self.colorer.color(self.racks, edges, c, &mut self.colors)?;
             }
         }
-        for (&i, &c) in self.which.iter().zip(&self.colors) {
+        for (&i, &c) in which.iter().zip(&self.colors) {
             out[i as usize] = Some(self.cores.physical(c));
         }
         Ok(())
