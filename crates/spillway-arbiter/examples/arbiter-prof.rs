@@ -12,7 +12,7 @@ fn main() {
     match what {
         "alloc" => {
             let (load, batches) = (num(1, 0.3), num(2, 200.0) as u64);
-            let r = bench::alloc_1core(256, load, Mode::Greedy, 64, 50, batches, 1);
+            let r = bench::alloc_1core_once(256, load, Mode::Greedy, 64, 50, batches, 1);
             println!("{r:?}");
         }
         "perm" => {

@@ -3,7 +3,12 @@
 //!
 //! Allocation is measured in thread CPU time (`CLOCK_THREAD_CPUTIME_ID`), as the
 //! original was: immune to the other work on a shared machine. The workload is generated
-//! before the clock starts; the clock covers demand updates and allocation. Path
+//! before the clock starts. As in the paper's Experiment F (§7.3), where a stress-test
+//! core feeds demands to the alloc-cores (the original's `add_backlog` updates the demand
+//! table and queues new pairs on that core), the headline figures time the allocation
+//! core only: `Arbiter::allocate`. The demand reports (`Arbiter::request`, comm-core
+//! work, §6.2) run on the same thread between batches and are timed separately
+//! (`report_us_per_timeslot`); `gbps_per_core_with_reports` counts both. Path
 //! selection is timed per timeslot with the monotonic clock (a vDSO read, ~20 ns; the
 //! thread CPU clock is a system call too coarse for a few microseconds), reported as
 //! median and p99, which preemption barely moves.
@@ -107,11 +112,38 @@ pub struct AllocResult {
     pub mode: Mode,
     pub us_per_timeslot: f64,
     pub utilization: f64,
+    /// Allocated bits per CPU-second of the allocation core(s) (Experiment F).
     pub gbps_per_core: f64,
+    /// CPU time of the demand reports (comm-core work), per timeslot.
+    pub report_us_per_timeslot: f64,
+    /// Allocated bits per CPU-second of allocation and reports together.
+    pub gbps_per_core_with_reports: f64,
+}
+
+/// How many times each single-core measurement is repeated; the run with the least
+/// allocation CPU time is reported. Thread CPU time still grows when other jobs share
+/// the cores (caches, memory bandwidth); the least of a few identical runs is the best
+/// estimate of the arbiter's own cost (the same workload and seed every time).
+pub const REPS: u32 = 3;
+
+/// [`alloc_1core_once`], [`REPS`] times: the run with the least allocation CPU time.
+pub fn alloc_1core(
+    n: u32,
+    load: f64,
+    mode: Mode,
+    width: u32,
+    warm: u64,
+    batches: u64,
+    seed: u64,
+) -> AllocResult {
+    (0..REPS)
+        .map(|_| alloc_1core_once(n, load, mode, width, warm, batches, seed))
+        .min_by(|a, b| a.us_per_timeslot.total_cmp(&b.us_per_timeslot))
+        .expect("REPS > 0")
 }
 
 /// Single-threaded allocation: `warm` batches unmeasured, then `batches` measured.
-pub fn alloc_1core(
+pub fn alloc_1core_once(
     n: u32,
     load: f64,
     mode: Mode,
@@ -124,24 +156,32 @@ pub fn alloc_1core(
     let reqs = poisson_requests(n, load, Sizes::Fixed(10), width, warm + batches, seed);
     let mut arb = Arbiter::new(&fabric, Policy::MaxMin, mode, width);
     let mut out = Batch::new();
-    let (mut granted, mut cpu0, mut r) = (0u64, 0.0, 0usize);
+    let (mut granted, mut r) = (0u64, 0usize);
+    let (mut alloc_cpu, mut report_cpu) = (0.0, 0.0);
     for b in 0..warm + batches {
         if b == warm {
             granted = 0;
-            cpu0 = thread_cpu_seconds();
+            (alloc_cpu, report_cpu) = (0.0, 0.0);
         }
+        let t0 = thread_cpu_seconds();
         while r < reqs.len() && reqs[r].0 as u64 <= b {
             let (_, s, d, total) = reqs[r];
             arb.request(s, d, total).expect("valid endpoints");
             r += 1;
         }
+        let t1 = thread_cpu_seconds();
         arb.allocate(b * width as u64, &mut out);
+        let t2 = thread_cpu_seconds();
         granted += out.grants().len() as u64;
+        report_cpu += t1 - t0;
+        alloc_cpu += t2 - t1;
     }
-    let cpu = thread_cpu_seconds() - cpu0;
-    result(load, mode, n, width, batches, granted, cpu)
+    result(
+        load, mode, n, width, batches, granted, alloc_cpu, report_cpu,
+    )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn result(
     load: f64,
     mode: Mode,
@@ -149,21 +189,26 @@ fn result(
     width: u32,
     batches: u64,
     granted: u64,
-    cpu: f64,
+    alloc_cpu: f64,
+    report_cpu: f64,
 ) -> AllocResult {
     let slots = (batches * width as u64) as f64;
+    let bits = granted as f64 * BITS_PER_TIMESLOT;
     AllocResult {
         load,
         mode,
-        us_per_timeslot: cpu / slots * 1e6,
+        us_per_timeslot: alloc_cpu / slots * 1e6,
         utilization: granted as f64 / (slots * n as f64),
-        gbps_per_core: granted as f64 * BITS_PER_TIMESLOT / cpu / 1e9,
+        gbps_per_core: bits / alloc_cpu / 1e9,
+        report_us_per_timeslot: report_cpu / slots * 1e6,
+        gbps_per_core_with_reports: bits / (alloc_cpu + report_cpu) / 1e9,
     }
 }
 
-/// The pipeline with `stages` threads. CPU time is summed over the allocator threads and
-/// the feeding thread's demand updates (all of the arbiter's work); `us_per_timeslot` is
-/// that total divided by the timeslots, i.e. per core-equivalent.
+/// The pipeline with `stages` threads. `gbps_per_core` divides by the CPU time of the
+/// allocator threads; the feeding thread's demand reports (comm-core work) are
+/// `report_us_per_timeslot` and count in `gbps_per_core_with_reports`.
+/// `us_per_timeslot` is wall-clock time per timeslot: what the pipeline sustains.
 pub fn alloc_pipeline(
     n: u32,
     load: f64,
@@ -214,33 +259,55 @@ pub fn alloc_pipeline(
         pipe.recycle(x);
     }
     let wall = wall0.elapsed().as_secs_f64();
-    let cpu = pipe.cpu_seconds() - alloc_cpu0 + feed_cpu;
-    let mut res = result(load, Mode::Greedy, n, width, batches, granted, cpu);
+    let cpu = pipe.cpu_seconds() - alloc_cpu0;
+    let mut res = result(
+        load,
+        Mode::Greedy,
+        n,
+        width,
+        batches,
+        granted,
+        cpu,
+        feed_cpu,
+    );
     // Wall-clock time per timeslot is what the pipeline sustains.
     res.us_per_timeslot = wall / (batches * width as u64) as f64 * 1e6;
     res
 }
 
 /// Highest offered load that one core allocates within the real-time budget, found by
-/// bisection; returns (load, achieved Tbit/s).
-pub fn realtime_capacity(n: u32, mode: Mode, width: u32, batches: u64) -> (f64, f64) {
-    let (mut lo, mut hi) = (0.05, 1.0);
-    let mut best = (0.0, 0.0);
-    let top = alloc_1core(n, hi, mode, width, batches / 4, batches, 7);
-    if top.us_per_timeslot <= REALTIME_US {
-        return (hi, top.utilization * n as f64 * LINK_GBPS / 1000.0);
-    }
-    for _ in 0..7 {
-        let mid = (lo + hi) / 2.0;
-        let r = alloc_1core(n, mid, mode, width, batches / 4, batches, 7);
-        if r.us_per_timeslot <= REALTIME_US {
-            lo = mid;
-            best = (mid, r.utilization * n as f64 * LINK_GBPS / 1000.0);
-        } else {
-            hi = mid;
+/// bisection; returns (load, achieved Tbit/s) for the allocation core alone (Experiment
+/// F) and, second, for allocation plus demand reports on the same core.
+pub fn realtime_capacity(n: u32, mode: Mode, width: u32, batches: u64) -> [(f64, f64); 2] {
+    let us = |r: &AllocResult, with_reports: bool| {
+        r.us_per_timeslot
+            + if with_reports {
+                r.report_us_per_timeslot
+            } else {
+                0.0
+            }
+    };
+    let tbps = |r: &AllocResult| r.utilization * n as f64 * LINK_GBPS / 1000.0;
+    let mut out = [(0.0, 0.0); 2];
+    for (i, with_reports) in [false, true].into_iter().enumerate() {
+        let (mut lo, mut hi) = (0.05, 1.0);
+        let top = alloc_1core(n, hi, mode, width, batches / 4, batches, 7);
+        if us(&top, with_reports) <= REALTIME_US {
+            out[i] = (hi, tbps(&top));
+            continue;
+        }
+        for _ in 0..7 {
+            let mid = (lo + hi) / 2.0;
+            let r = alloc_1core(n, mid, mode, width, batches / 4, batches, 7);
+            if us(&r, with_reports) <= REALTIME_US {
+                lo = mid;
+                out[i] = (mid, tbps(&r));
+            } else {
+                hi = mid;
+            }
         }
     }
-    best
+    out
 }
 
 /// Median and p99 of a sample, in microseconds.
