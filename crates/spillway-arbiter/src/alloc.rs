@@ -189,14 +189,17 @@ pub(crate) fn sort_by_key(d: &DemandTable, v: &mut [Flow], scratch: &mut SortScr
         return;
     }
     let n = d.endpoints() as u64;
-    let max_key = v.iter().map(|f| d.last_key(*f)).max().unwrap_or(0);
+    let mut max_key = 0;
+    scratch.narrow.clear();
+    if n <= 1 << 12 {
+        scratch.narrow.extend(v.iter().map(|f| {
+            let key = d.last_key(*f);
+            max_key = max_key.max(key);
+            key << 24 | (f.src as u64) << 12 | f.dst as u64
+        }));
+    }
     if n <= 1 << 12 && max_key < 1 << 40 {
         // Key, source and destination packed in one u64: a sort of words, not u128s.
-        scratch.narrow.clear();
-        scratch.narrow.extend(
-            v.iter()
-                .map(|f| d.last_key(*f) << 24 | (f.src as u64) << 12 | f.dst as u64),
-        );
         scratch.narrow.sort_unstable();
         for (f, &k) in v.iter_mut().zip(scratch.narrow.iter()) {
             *f = Flow {
@@ -568,6 +571,11 @@ fn exit<S: Sink>(d: &DemandTable, absent: bool, t: Tok, key: u64, blocked: &mut 
 #[inline(always)]
 fn granted<S: Sink>(d: &DemandTable, mut t: Tok, slot: u64, blocked: &mut S) -> Option<Tok> {
     t.take_one();
+    if t.rem() == 1 {
+        // The next grant runs it dry and reads the table: start loading the record now
+        // (the original prefetches its per-pair state too).
+        d.prefetch(t.f());
+    }
     if t.rem() == 0 {
         t.set_rem(refill(d, t, slot, blocked));
         if t.rem() == 0 {

@@ -244,8 +244,26 @@ impl DemandTable {
     /// endpoint rejoined) concurrently, and the re-check below saw it.
     #[inline]
     pub(crate) fn retire(&self, f: Flow) -> bool {
-        self.active(f).store(false, self.strong());
+        if !self.concurrent {
+            // One thread: the caller has just seen the pair with nothing to allocate (or
+            // an endpoint absent), and nothing can change that before the next call.
+            self.active(f).store(false, Relaxed);
+            return false;
+        }
+        self.active(f).store(false, SeqCst);
         self.try_activate(f)
+    }
+
+    /// Hint that the pair's record will be read soon (no effect on any result).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, f: Flow) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(p) = self.pairs.get(f.src as usize * self.n + f.dst as usize) {
+            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: a prefetch is only a hint: it never faults and reads nothing into
+            // the program; `p` is a valid reference into `self.pairs` anyway.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const PairState as *const i8) }
+        }
     }
 
     /// Whether both endpoints may be allocated now.
