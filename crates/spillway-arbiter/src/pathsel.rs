@@ -309,44 +309,63 @@ impl AlternatingPaths {
                 colors: colors.min(64),
             });
         }
-        self.color_valid(n, edges, d, out)
-            .expect("degrees checked above");
+        out.clear();
+        out.resize(edges.len(), 0);
+        let ends = |e: usize| {
+            let (l, r) = edges[e];
+            Ok(Some((l as usize & 63, 64 + (r as usize & 63))))
+        };
+        self.color_items(edges.len(), d, out, ends, |_, _| {})?;
         Ok(d)
     }
 
-    /// Color edges whose vertices are below `n <= 64` with colors `0..d` (`d <= 64`).
-    /// Fails (cold path) only if a vertex has more than `d` edges.
-    fn color_valid(
+    /// The coloring loop. Items `0..len`: `ends(i)` gives item i's vertices (left
+    /// `0..64`, right `64..128`), `None` for an item to leave uncolored, or an error;
+    /// colors are `0..colors` (`colors <= 64`); `col[i]` gets item i's color and
+    /// `colored(i, c)` is called whenever an item's color is set or changed. Fails, on a
+    /// cold path, if a vertex has more than `colors` items (or `ends` fails).
+    fn color_items(
         &mut self,
-        n: usize,
-        edges: &[(u32, u32)],
-        d: u32,
-        out: &mut Vec<u32>,
+        len: usize,
+        colors: u32,
+        col: &mut [u32],
+        ends: impl Fn(usize) -> Result<Option<(usize, usize)>, PathError>,
+        mut colored: impl FnMut(usize, u32),
     ) -> Result<(), PathError> {
-        debug_assert!(n <= MAX_VERTICES && d <= 64);
-        let all = if d == 64 { u64::MAX } else { (1u64 << d) - 1 };
+        debug_assert!(colors <= 64 && len < NONE as usize && col.len() >= len);
+        let all = if colors == 64 {
+            u64::MAX
+        } else {
+            (1u64 << colors) - 1
+        };
         self.free.clear();
         self.free.resize(2 * MAX_VERTICES, all);
         if self.at.len() < 2 * MAX_VERTICES * 64 {
             self.at.resize(2 * MAX_VERTICES * 64, 0);
         }
-        out.clear();
-        out.resize(edges.len(), 0);
         let free: &mut [u64; 2 * MAX_VERTICES] =
             (&mut self.free[..]).try_into().expect("sized above");
         let at: &mut [u16; 2 * MAX_VERTICES * 64] = (&mut self.at[..2 * MAX_VERTICES * 64])
             .try_into()
             .expect("sized above");
-        let out = &mut out[..edges.len()];
-        // The source's free mask stays in a register while consecutive edges share the
+        let col = &mut col[..len];
+        // Only colored items are on alternating paths, and those have vertices.
+        let on_path = |e: usize| match ends(e) {
+            Ok(Some((u, w))) => (u & 127, w & 127),
+            _ => unreachable!("an item on an alternating path has been colored"),
+        };
+        // The source's free mask stays in a register while consecutive items share the
         // source (a matching listed by endpoint): otherwise every color choice would wait
         // on the previous one's store to the same word.
         let mut cur = 0usize;
         let mut fu = free[0];
-        for (e, &(l, r)) in edges.iter().enumerate() {
-            // Vertices are < n <= 64 (checked by the caller); the masks keep the
-            // indexing provably in bounds.
-            let (u, w) = (l as usize & 63, (n + r as usize) & 127);
+        for i in 0..len {
+            let Some((u, w)) = ends(i)? else {
+                continue;
+            };
+            // `ends` keeps vertices below 128; the masks make the indexing provably
+            // in bounds.
+            let (u, w) = (u & 127, w & 127);
             if u != cur {
                 free[cur] = fu;
                 cur = u;
@@ -357,40 +376,56 @@ impl AlternatingPaths {
                 common.trailing_zeros()
             } else {
                 if fu == 0 || free[w] == 0 {
-                    return Err(degree_error(n, edges, d));
+                    // Out of colors: report the largest degree (or an error of `ends`
+                    // further on, as when items are checked before coloring).
+                    let mut deg = [0u32; 2 * MAX_VERTICES];
+                    for e in 0..len {
+                        if let Some((u, w)) = ends(e)? {
+                            deg[u & 127] += 1;
+                            deg[w & 127] += 1;
+                        }
+                    }
+                    return Err(PathError::DegreeExceedsColors {
+                        degree: deg.into_iter().max().unwrap_or(0),
+                        colors,
+                    });
                 }
                 let a = fu.trailing_zeros();
                 let b = free[w].trailing_zeros();
                 free[u] = fu;
-                Self::flip(free, at, &mut self.path, edges, out, n, w, a, b);
+                Self::flip(free, at, &mut self.path, col, on_path, w, a, b);
                 fu = free[u];
+                for &e in &self.path {
+                    colored(e as usize, col[e as usize]);
+                }
                 a
             };
-            out[e] = c;
+            col[i] = c;
+            colored(i, c);
             fu &= !(1 << c);
             free[w] &= !(1 << c);
-            at[u * 64 + c as usize] = e as u16;
-            at[w * 64 + c as usize] = e as u16;
+            at[u * 64 + c as usize] = i as u16;
+            at[w * 64 + c as usize] = i as u16;
         }
         free[cur] = fu;
         Ok(())
     }
 
-    /// Swap colors a and b on the a/b alternating path starting at `v` with color a.
+    /// Swap colors a and b on the a/b alternating path starting at `v` with color a;
+    /// `col[e]` is edge e's color, `ends(e)` its two vertices. The path's edges are left
+    /// in `path`.
     #[allow(clippy::too_many_arguments)]
     #[cold]
     fn flip(
         free: &mut [u64; 2 * MAX_VERTICES],
         at: &mut [u16; 2 * MAX_VERTICES * 64],
         path: &mut Vec<u16>,
-        edges: &[(u32, u32)],
         out: &mut [u32],
-        n: usize,
+        ends: impl Fn(usize) -> (usize, usize),
         mut v: usize,
         a: u32,
         b: u32,
     ) {
-        let ends = |e: usize| (edges[e].0 as usize & 63, (n + edges[e].1 as usize) & 127);
         path.clear();
         let mut c = a;
         while free[v] >> c & 1 == 0 {
@@ -417,20 +452,6 @@ impl AlternatingPaths {
             at[x * 64 + c as usize] = e;
             at[y * 64 + c as usize] = e;
         }
-    }
-}
-
-/// The error for a multigraph with a vertex of degree above `colors` (cold path).
-#[cold]
-fn degree_error(n: usize, edges: &[(u32, u32)], colors: u32) -> PathError {
-    let mut deg = vec![0u32; 2 * n];
-    for &(l, r) in edges {
-        deg[l as usize] += 1;
-        deg[n + r as usize] += 1;
-    }
-    PathError::DegreeExceedsColors {
-        degree: deg.into_iter().max().unwrap_or(0),
-        colors,
     }
 }
 
@@ -513,6 +534,35 @@ impl TwoTier {
     /// Pick a core for every packet of one timeslot's matching: `out[i]` is the physical
     /// core of `flows[i]`, or `None` if it stays inside its rack.
     pub fn select(&mut self, flows: &[Flow], out: &mut Vec<Option<u32>>) -> Result<(), PathError> {
+        let c = self.cores.colors();
+        if self.algo == Coloring::AlternatingPaths && c <= 64 && flows.len() < NONE as usize {
+            // Any proper coloring with at most `c` colors is a valid assignment of
+            // paths: color with all of them, not just the largest degree's worth (the
+            // paper pads to the largest degree D and uses D). A rack with more packets
+            // than paths is found when its colors run out.
+            out.clear();
+            out.resize(flows.len(), None);
+            if self.colors.len() < flows.len() {
+                self.colors.resize(flows.len(), 0);
+            }
+            let (cores, rack_of) = (&self.cores, &self.rack_of[..]);
+            // Source racks 0..64, destination racks 64..128 (racks < 64, checked in
+            // `new`); a packet that stays in its rack is not colored.
+            let ends = |i: usize| {
+                let f = flows[i];
+                match (rack_of.get(f.src as usize), rack_of.get(f.dst as usize)) {
+                    (Some(&rs), Some(&rd)) if rs != rd => {
+                        Ok(Some((rs as usize & 63, 64 + (rd as usize & 63))))
+                    }
+                    (Some(_), Some(_)) => Ok(None),
+                    _ => Err(PathError::BadVertex(f.src.max(f.dst))),
+                }
+            };
+            let colored = |i: usize, c: u32| out[i] = Some(cores.physical(c));
+            return self
+                .alt
+                .color_items(flows.len(), c, &mut self.colors, ends, colored);
+        }
         // Inter-rack packets only, written branch-free into buffers sized for all (kept
         // at the largest size seen: no clearing), through local slices so that their
         // bounds stay in registers.
@@ -534,22 +584,10 @@ impl TwoTier {
             which[m] = i as u32;
             m += (rs != rd) as usize;
         }
+        // Euler splits (chosen, or past the alternating-path coloring's limits of 64
+        // colors and 65,535 packets).
         let (edges, which) = (&self.edges[..m], &self.which[..m]);
-        let c = self.cores.colors();
-        match self.algo {
-            // Any proper coloring with at most `c` colors is a valid assignment of
-            // paths: color with all of them, not just the largest degree's worth (the
-            // paper pads to the largest degree D and uses D). With spare colors the
-            // first free one almost always fits, so alternating paths are rare; a rack
-            // with more packets than paths is found when its colors run out.
-            Coloring::AlternatingPaths if c <= 64 => {
-                self.alt
-                    .color_valid(self.racks, edges, c, &mut self.colors)?
-            }
-            _ => {
-                self.colorer.color(self.racks, edges, c, &mut self.colors)?;
-            }
-        }
+        self.colorer.color(self.racks, edges, c, &mut self.colors)?;
         for (&i, &c) in which.iter().zip(&self.colors) {
             out[i as usize] = Some(self.cores.physical(c));
         }
