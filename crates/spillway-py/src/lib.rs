@@ -259,6 +259,8 @@ impl Simulation {
             "notif_capacity_bytes",
             array(py, &np, &r.notif_capacity, "<u8")?,
         )?;
+        d.set_item("cut", array(py, &np, &r.cut, "<u8")?)?;
+        d.set_item("cut_dropped", array(py, &np, &r.cut_dropped, "<u8")?)?;
         Ok(d)
     }
 

@@ -25,6 +25,7 @@ from spillway.sweep import build_sweep, run_sweep
 REPRODUCTIONS = {
     "incast": "spillway.reproduce.incast",
     "fastlane": "spillway.reproduce.fastlane",
+    "cp": "spillway.reproduce.cp",
 }
 
 
