@@ -437,14 +437,13 @@ impl Queries {
     fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
         while self.remaining > 0 && self.next_time <= now {
             let client = self.clients[self.rng.below(self.clients.len() as u64) as usize];
-            // Distinct workers other than the client: partial Fisher-Yates.
-            self.pick.clear();
-            self.pick
-                .extend(self.workers.iter().copied().filter(|&w| w != client));
-            for i in 0..self.fanout as usize {
-                let j = i + self.rng.below((self.pick.len() - i) as u64) as usize;
-                self.pick.swap(i, j);
-            }
+            pick_workers(
+                &mut self.rng,
+                &self.workers,
+                client,
+                self.fanout as usize,
+                &mut self.pick,
+            );
             let id = self.next_id;
             self.next_id += 1;
             let slot = self.free.pop().unwrap_or_else(|| {
@@ -521,6 +520,17 @@ impl Queries {
             query: q.id,
             tag: ((slot as u64) << 1) | 1,
         });
+    }
+}
+
+/// Draws `n` distinct workers other than `client` into `pick[..n]` (partial Fisher-Yates;
+/// `n` at most the number of such workers).
+fn pick_workers(rng: &mut Rng, workers: &[u32], client: u32, n: usize, pick: &mut Vec<u32>) {
+    pick.clear();
+    pick.extend(workers.iter().copied().filter(|&w| w != client));
+    for i in 0..n {
+        let j = i + rng.below((pick.len() - i) as u64) as usize;
+        pick.swap(i, j);
     }
 }
 

@@ -112,15 +112,10 @@ impl ShortLong {
             } else {
                 (self.long_size, 1, CLASS_LONG)
             };
-            // Distinct workers other than the client: partial Fisher-Yates.
-            self.pick.clear();
-            self.pick
-                .extend(self.workers.iter().copied().filter(|&w| w != client));
-            let fanout = fanout.min(self.pick.len());
-            for i in 0..fanout {
-                let j = i + self.rng.below((self.pick.len() - i) as u64) as usize;
-                self.pick.swap(i, j);
-            }
+            // Distinct workers other than the client.
+            let others = self.workers.iter().filter(|&&w| w != client).count();
+            let fanout = fanout.min(others);
+            super::pick_workers(&mut self.rng, &self.workers, client, fanout, &mut self.pick);
             let id = self.next_id;
             self.next_id += 1;
             let slot = self.free.pop().unwrap_or_else(|| {
