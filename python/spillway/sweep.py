@@ -19,6 +19,11 @@ A sweep file::
     [schemes.tcp]                         # named bundles of overrides: the axis `scheme`
     "transport.init_cwnd" = 10
 
+A grid or zip key `label.NAME` is an axis only: its values name the points (column
+`NAME`) and are not passed to the scenario. Zip it beside a structured key (such as
+`switch.routes`, whose values are lists of tables) to give each point a readable
+coordinate; structured axis values are stored as their TOML text.
+
 Layout of the output directory::
 
     DIR/sweep.json                 the plan: every point's axes, overrides and hash
@@ -133,12 +138,10 @@ def build_sweep(spec: dict[str, Any], base_dir: str | None = None) -> Sweep:
         if scheme is not None:
             axes["scheme"] = scheme
             over += [f"{k}={toml_literal(v)}" for k, v in bundle.items()]
-        for k, v in zip(grid, combo, strict=True):
-            axes[names[k]] = v
-            over.append(f"{k}={toml_literal(v)}")
-        for k, v in zip(zipped, zrow, strict=True):
-            axes[names[k]] = v
-            over.append(f"{k}={toml_literal(v)}")
+        for k, v in [*zip(grid, combo, strict=True), *zip(zipped, zrow, strict=True)]:
+            axes[names[k]] = toml_literal(v) if isinstance(v, list | tuple | dict) else v
+            if not k.startswith("label."):
+                over.append(f"{k}={toml_literal(v)}")
         axes["seed"] = seed
         over.append(f"run.seed={seed}")
         sweep.points.append(Point(axes=axes, overrides=over))

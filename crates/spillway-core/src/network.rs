@@ -7,6 +7,7 @@
 use crate::discipline::pfabric::{Entry, PFabricQueue};
 use crate::marking::codel::Codel;
 use crate::overflow::fastlane::NotifQueue;
+use crate::scenario::RouteSpec;
 use crate::topology::Topology;
 use crate::units::Ps;
 use std::collections::VecDeque;
@@ -399,6 +400,11 @@ pub struct Network {
     /// Flattened equal-cost port sets: (offset, len) into `set_ports`.
     sets: Vec<(u32, u32)>,
     set_ports: Vec<u16>,
+    /// Cumulative weights of a set whose choice is weighted per packet (a
+    /// `switch.routes` entry with `weights`), parallel to `sets`.
+    set_weights: Vec<Option<Box<[f64]>>>,
+    /// Whether any set is weighted: the hot path looks up weights only then.
+    pub weighted: bool,
 }
 
 impl Network {
@@ -410,6 +416,7 @@ impl Network {
         edge_buffer: u64,
         spine_buffer: u64,
         nic_buffer: Option<u64>,
+        routes: &[RouteSpec],
     ) -> Result<Network, String> {
         let n = topo.nodes() as usize;
         let mut nodes: Vec<Node> = (0..n).map(|_| Node { ports: Vec::new() }).collect();
@@ -448,7 +455,22 @@ impl Network {
         let mut route_set = vec![u32::MAX; switches * hosts];
         let mut sets: Vec<(u32, u32)> = Vec::new();
         let mut set_ports: Vec<u16> = Vec::new();
-        let mut set_index: std::collections::HashMap<Vec<u16>, u32> = Default::default();
+        let mut set_weights: Vec<Option<Box<[f64]>>> = Vec::new();
+        let mut set_index: std::collections::HashMap<(Vec<u16>, Vec<u64>), u32> =
+            Default::default();
+        // (switch, destination) -> the last route entry naming it.
+        let mut overrides: std::collections::HashMap<(usize, usize), usize> = Default::default();
+        for (i, r) in routes.iter().enumerate() {
+            let to: Vec<u32> = if r.to.is_empty() {
+                (0..topo.hosts).collect()
+            } else {
+                r.to.clone()
+            };
+            for d in to {
+                overrides.insert((r.at as usize, d as usize), i);
+            }
+        }
+        let mut weights_buf: Vec<u64> = Vec::new();
         let mut dist = vec![u32::MAX; n];
         let mut queue = VecDeque::new();
         let mut ports_buf: Vec<u16> = Vec::new();
@@ -477,17 +499,51 @@ impl Network {
                     continue;
                 }
                 ports_buf.clear();
-                for (i, p) in nodes[s].ports.iter().enumerate() {
-                    if dist[p.peer as usize] == dist[s] - 1
-                        && (p.peer as usize == d || p.peer as usize >= hosts)
-                    {
-                        ports_buf.push(i as u16);
+                weights_buf.clear();
+                if let Some(&i) = overrides.get(&(s, d)) {
+                    let r = &routes[i];
+                    for (j, &v) in r.via.iter().enumerate() {
+                        let port = nodes[s].ports.iter().position(|p| p.peer == v);
+                        let Some(port) = port else {
+                            return Err(format!(
+                                "switch.routes[{i}]: via node {v} is not a neighbour of node {s}"
+                            ));
+                        };
+                        if v < topo.hosts && v as usize != d {
+                            return Err(format!(
+                                "switch.routes[{i}]: via host {v} toward host {d}; hosts do not forward"
+                            ));
+                        }
+                        ports_buf.push(port as u16);
+                        if let Some(w) = &r.weights {
+                            weights_buf.push(w[j].to_bits());
+                        }
+                    }
+                } else {
+                    for (i, p) in nodes[s].ports.iter().enumerate() {
+                        if dist[p.peer as usize] == dist[s] - 1
+                            && (p.peer as usize == d || p.peer as usize >= hosts)
+                        {
+                            ports_buf.push(i as u16);
+                        }
                     }
                 }
                 // Sets are shared across switches: most are "all uplinks" or "one port".
-                let idx = *set_index.entry(ports_buf.clone()).or_insert_with(|| {
+                let key = (ports_buf.clone(), weights_buf.clone());
+                let idx = *set_index.entry(key).or_insert_with(|| {
                     sets.push((set_ports.len() as u32, ports_buf.len() as u32));
                     set_ports.extend_from_slice(&ports_buf);
+                    set_weights.push((!weights_buf.is_empty()).then(|| {
+                        let total: f64 = weights_buf.iter().map(|&w| f64::from_bits(w)).sum();
+                        let mut acc = 0.0;
+                        weights_buf
+                            .iter()
+                            .map(|&w| {
+                                acc += f64::from_bits(w) / total;
+                                acc
+                            })
+                            .collect()
+                    }));
                     (sets.len() - 1) as u32
                 });
                 route_set[(s - hosts) * hosts + d] = idx;
@@ -505,14 +561,77 @@ impl Network {
             }
         }
         run_index.push(runs.len() as u32);
-        Ok(Network {
+        let net = Network {
             hosts: topo.hosts,
             nodes,
             run_index,
             runs,
+            weighted: set_weights.iter().any(Option::is_some),
             sets,
             set_ports,
-        })
+            set_weights,
+        };
+        net.check_no_loops(&overrides)?;
+        Ok(net)
+    }
+
+    /// With routes overridden, a packet could circle forever: refuse any cycle in the
+    /// next-hop graph toward an overridden destination.
+    fn check_no_loops(
+        &self,
+        overrides: &std::collections::HashMap<(usize, usize), usize>,
+    ) -> Result<(), String> {
+        let mut dsts: Vec<usize> = overrides.keys().map(|&(_, d)| d).collect();
+        dsts.sort_unstable();
+        dsts.dedup();
+        let n = self.nodes.len();
+        let hosts = self.hosts as usize;
+        for d in dsts {
+            // Iterative DFS with colours: 0 new, 1 on the stack, 2 done.
+            let mut colour = vec![0u8; n];
+            for start in hosts..n {
+                if colour[start] != 0 {
+                    continue;
+                }
+                let mut stack = vec![(start, 0usize)];
+                colour[start] = 1;
+                while let Some(&mut (u, ref mut next)) = stack.last_mut() {
+                    let hops = self.next_hops(u as u32, d as u32);
+                    if *next == hops.len() {
+                        colour[u] = 2;
+                        stack.pop();
+                        continue;
+                    }
+                    let v = self.nodes[u].ports[hops[*next] as usize].peer as usize;
+                    *next += 1;
+                    if v < hosts {
+                        continue;
+                    }
+                    match colour[v] {
+                        0 => {
+                            colour[v] = 1;
+                            stack.push((v, 0));
+                        }
+                        1 => {
+                            return Err(format!(
+                                "switch.routes: packets for host {d} would loop through node {v}"
+                            ))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Cumulative weights of the port set at `switch` toward `dst`, when that choice is
+    /// weighted; look only when [`Network::weighted`].
+    pub fn hop_weights(&self, switch: u32, dst: u32) -> Option<&[f64]> {
+        let s = (switch - self.hosts) as usize;
+        let runs = &self.runs[self.run_index[s] as usize..self.run_index[s + 1] as usize];
+        let i = runs.partition_point(|&(first, _)| first <= dst) - 1;
+        self.set_weights[runs[i].1 as usize].as_deref()
     }
 
     /// Equal-cost egress ports at `switch` toward host `dst`.

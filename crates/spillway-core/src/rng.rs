@@ -26,6 +26,8 @@ pub fn mix64(mut x: u64) -> u64 {
 /// Component ids: disjoint ranges so streams never collide.
 pub mod component {
     pub const WORKLOAD: u64 = 1;
+    pub const BACKGROUND: u64 = 2;
+    pub const RX_JITTER: u64 = 3;
     pub const SWITCH_BASE: u64 = 1 << 32;
     pub const HOST_BASE: u64 = 2 << 32;
 }

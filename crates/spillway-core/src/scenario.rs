@@ -61,6 +61,8 @@ pub enum Ty {
     Text,
     HostList,
     Flows,
+    Routes,
+    FloatOrOff,
 }
 
 impl Ty {
@@ -78,6 +80,8 @@ impl Ty {
             Ty::Text => "string".into(),
             Ty::HostList => "list of host indices".into(),
             Ty::Flows => "array of tables `{src, dst, size, start}`".into(),
+            Ty::Routes => "array of tables `{at, to, via, weights}`".into(),
+            Ty::FloatOrOff => "number or `off`".into(),
         }
     }
 }
@@ -170,6 +174,8 @@ pub const KEYS: &[KeyDef] = &[
     key!("switch.forwarding", Ty::Choice(&["ecmp", "spray"]), "ecmp", &[],
         "`ecmp`: hash of the flow's 5-tuple picks one of the equal-cost next hops (a flow keeps its path); \
          `spray`: a random equal-cost next hop per packet."),
+    key!("switch.routes", Ty::Routes, "", &[],
+         "Routes that replace shortest-path forwarding at one switch: `[[switch.routes]]` with `at` (a switch: `leaf1`, `spine0`, `edge0.1`, `agg0.0`, `core3`, `switch`, `left`, `right`), `to` (destination hosts; default all), `via` (neighbours to forward to) and optional `weights` (one per `via`: each packet picks a neighbour at random by weight, as CP §6.3's random-forwarding ToR does; without weights `switch.forwarding` chooses). Later entries win; a route that loops is refused."),
     key!("host.nic_buffer", Ty::Size, "", &[],
         "Host NIC egress buffer; unbounded when absent (the transport's window bounds it)."),
     key!("host.nic_flow_limit", Ty::IntOrOff, "2", &[],
@@ -178,6 +184,8 @@ pub const KEYS: &[KeyDef] = &[
          flow's window does not sit in the NIC ahead of everyone else. `off`: the whole window goes to the NIC."),
     key!("host.proc_parallel", Ty::Int, "16", &[],
         "Server processing model (FastLane §4.2.1): packets processed at once by a receiving host."),
+    key!("host.rx_jitter", Ty::Time, "0us", &[],
+         "Each packet a host receives waits an extra uniform random time in [0, jitter) before its transport sees it, never overtaking an earlier packet (interrupt and stack latency). Without it, ACK-clocked senders meeting at one tail-drop queue can lock in phase so that one of them loses every overflow (Floyd and Jacobson's phase effect), which real hosts' timing noise prevents. `0us`: none."),
     key!("host.proc_time", Ty::Time, "0us", &[],
         "Processing time per received packet; `0us` turns the server model off. FastLane uses 5us with 16 in parallel."),
     key!("transport.kind", Ty::Choice(&["tcp", "dctcp", "pfabric"]), "tcp", &[],
@@ -265,6 +273,14 @@ pub const KEYS: &[KeyDef] = &[
     key!("workload.workers", Ty::HostList, "", REQUEST_KINDS, "Hosts that answer; default all."),
     key!("workload.flows", Ty::Flows, "", &["trace"], "Inline flows: `[[workload.flows]]` with `src`, `dst`, `size`, `start` (time)."),
     key!("workload.file", Ty::Text, "", &["trace"], "CSV of flows with header `src,dst,size_bytes,start_us`."),
+    key!("workload.background_load", Ty::FloatOrOff, "off", &[],
+         "Background traffic beside the workload (CP §6.4, DCTCP §4.3): Poisson flows between random distinct hosts with sizes from `background_cdf`, at this load (as `workload.load`, computed on unscaled sizes). It stops when the workload stops generating. `off`: none."),
+    key!("workload.background_cdf", Ty::Text, "websearch", &[],
+         "Background flow size distribution (names as `workload.cdf`); the default is the DCTCP paper's web-search background traffic."),
+    key!("workload.background_scale", Ty::Float, "1", &[],
+         "Multiplies background flows larger than `background_scale_above` (DCTCP §4.3 and CP §6.4's 10x traffic: 10). Arrival rates stay as `background_load` sets them."),
+    key!("workload.background_scale_above", Ty::Size, "1MB", &[],
+         "Background flows larger than this are scaled by `background_scale`."),
     key!("run.seed", Ty::Int, "1", &[], "Run seed; each component draws from its own stream derived from (seed, component)."),
     key!("run.duration", Ty::TimeOrOff, "off", &[], "Simulated time limit; `off` runs until every flow has finished."),
     key!("run.max_events", Ty::IntOrOff, "off", &[], "Event limit, a safety net for runaway scenarios."),
@@ -355,6 +371,18 @@ pub enum QueueKind {
     PFabric,
 }
 
+/// A forwarding override: at switch `at`, packets for `to` leave toward `via`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteSpec {
+    pub at: u32,
+    /// Destination hosts; empty means all.
+    pub to: Vec<u32>,
+    /// Neighbouring nodes to forward to.
+    pub via: Vec<u32>,
+    /// One positive weight per `via`, when the choice is weighted per packet.
+    pub weights: Option<Vec<f64>>,
+}
+
 #[derive(Debug, Clone)]
 pub struct SwitchSpec {
     pub buffer: u64,
@@ -372,6 +400,7 @@ pub struct SwitchSpec {
     pub fastlane: FastLaneConfig,
     /// CoDel marking, when `switch.ecn = "codel"`.
     pub codel: Option<CodelConfig>,
+    pub routes: Vec<RouteSpec>,
 }
 
 #[derive(Debug, Clone)]
@@ -380,6 +409,7 @@ pub struct HostSpec {
     pub nic_flow_limit: Option<u64>,
     pub proc_parallel: u32,
     pub proc_time: Ps,
+    pub rx_jitter: Ps,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -412,6 +442,15 @@ pub struct TransportSpec {
     pub dctcp_g: f64,
     pub cp: bool,
     pub rearm_rto: bool,
+}
+
+/// Poisson background flows beside the workload (`workload.background_*`).
+#[derive(Debug, Clone)]
+pub struct BackgroundSpec {
+    pub load: f64,
+    pub cdf: Cdf,
+    pub scale: f64,
+    pub scale_above: u64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -494,6 +533,7 @@ pub struct Scenario {
     pub host: HostSpec,
     pub transport: TransportSpec,
     pub workload: WorkloadSpec,
+    pub background: Option<BackgroundSpec>,
     pub run: RunSpec,
     /// Every applicable key with its effective value, as TOML.
     pub resolved: String,
@@ -520,7 +560,7 @@ impl Scenario {
         let mut r = Reader::new(table, base_dir)?;
         let topology = read_topology(&mut r)?;
         let hosts = topology.shape.host_count();
-        let switch = read_switch(&mut r)?;
+        let switch = read_switch(&mut r, &topology.shape)?;
         if switch.buffer < 1600 {
             return Err(r.err(
                 "switch.buffer",
@@ -532,6 +572,7 @@ impl Scenario {
             nic_flow_limit: r.opt_uint("host.nic_flow_limit", 1)?,
             proc_parallel: r.uint("host.proc_parallel", 1, 1 << 20)? as u32,
             proc_time: r.time("host.proc_time")?,
+            rx_jitter: r.time("host.rx_jitter")?,
         };
         let transport = read_transport(&mut r, &topology)?;
         if transport.kind == TransportKind::Dctcp {
@@ -546,6 +587,7 @@ impl Scenario {
             }
         }
         let workload = read_workload(&mut r, hosts)?;
+        let background = read_background(&mut r, hosts)?;
         let run = RunSpec {
             seed: r.uint("run.seed", 0, u64::MAX)?,
             duration: r.opt_time("run.duration")?,
@@ -561,6 +603,7 @@ impl Scenario {
             host,
             transport,
             workload,
+            background,
             run,
             resolved,
         })
@@ -642,7 +685,7 @@ fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioError> {
     })
 }
 
-fn read_switch(r: &mut Reader) -> Result<SwitchSpec, ScenarioError> {
+fn read_switch(r: &mut Reader, shape: &Shape) -> Result<SwitchSpec, ScenarioError> {
     let buffer = r.size("switch.buffer")?;
     let forwarding = match r.choice("switch.forwarding")? {
         "spray" => Forwarding::Spray,
@@ -736,6 +779,7 @@ fn read_switch(r: &mut Reader) -> Result<SwitchSpec, ScenarioError> {
             strict,
         },
         codel,
+        routes: r.routes(shape)?,
     })
 }
 
@@ -1014,6 +1058,48 @@ fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, ScenarioErr
             WorkloadSpec::Trace { flows }
         }
     })
+}
+
+fn read_background(r: &mut Reader, hosts: u32) -> Result<Option<BackgroundSpec>, ScenarioError> {
+    let load = r
+        .typed(
+            "workload.background_load",
+            |v| {
+                if is_off(v) {
+                    return Ok(None);
+                }
+                let x = match v {
+                    Value::Float(f) => *f,
+                    Value::Integer(i) => *i as f64,
+                    _ => return Err("must be a number in (0, 1] or `off`".into()),
+                };
+                if x > 0.0 && x <= 1.0 {
+                    Ok(Some(x))
+                } else {
+                    Err("must be in (0, 1] or `off`".into())
+                }
+            },
+            |o| match o {
+                Some(x) => Value::Float(*x),
+                None => Value::String("off".into()),
+            },
+        )?
+        .flatten();
+    let Some(load) = load else {
+        return Ok(None);
+    };
+    if hosts < 2 {
+        return Err(r.err("workload.background_load", "needs at least two hosts"));
+    }
+    let cdf = r.cdf("workload.background_cdf")?.expect("has a default");
+    let scale = r.float_in("workload.background_scale", 0.0, 1e6)?;
+    let scale_above = r.size("workload.background_scale_above")?;
+    Ok(Some(BackgroundSpec {
+        load,
+        cdf,
+        scale,
+        scale_above,
+    }))
 }
 
 /// Applies one `--set section.key=value` override. The value is read as TOML when it
@@ -1516,6 +1602,27 @@ impl<'a> Reader<'a> {
         Ok(flows)
     }
 
+    fn routes(&mut self, shape: &Shape) -> Result<Vec<RouteSpec>, ScenarioError> {
+        const KEY: &str = "switch.routes";
+        let Some(v) = self.raw(KEY) else {
+            return Ok(Vec::new());
+        };
+        let Value::Array(a) = v else {
+            return Err(ScenarioError::new(
+                KEY,
+                v,
+                "expected [[switch.routes]] tables",
+            ));
+        };
+        let routes = a
+            .iter()
+            .enumerate()
+            .map(|(i, t)| route_from_value(t, i, shape))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.record(KEY, v.clone());
+        Ok(routes)
+    }
+
     /// The resolved scenario as TOML, in [`KEYS`] order.
     fn render(&self) -> String {
         let mut out = String::from(
@@ -1531,9 +1638,9 @@ impl<'a> Reader<'a> {
                 out.push_str(&format!("\n[{s}]\n"));
                 section = s;
             }
-            if let (Ty::Flows, Value::Array(a)) = (def.ty, v) {
+            if let (Ty::Flows | Ty::Routes, Value::Array(a)) = (def.ty, v) {
                 // Inline tables keep the resolved file in one section.
-                out.push_str("flows = [\n");
+                out.push_str(&format!("{key} = [\n"));
                 for f in a {
                     out.push_str(&format!("  {},\n", inline_table(f)));
                 }
@@ -1582,6 +1689,129 @@ fn zero_only(i: i64) -> Result<Ps, String> {
     } else {
         Err("a time needs a unit (ps, ns, us, ms, s)".into())
     }
+}
+
+fn route_from_value(v: &Value, i: usize, shape: &Shape) -> Result<RouteSpec, ScenarioError> {
+    let key = format!("switch.routes[{i}]");
+    let Value::Table(t) = v else {
+        return Err(ScenarioError::new(
+            &key,
+            v,
+            "expected a table {at, to, via, weights}",
+        ));
+    };
+    let field = |k: &str| (format!("{key}.{k}"), t.get(k));
+    for k in t.keys() {
+        if !["at", "to", "via", "weights"].contains(&k.as_str()) {
+            return Err(ScenarioError::new(
+                &format!("{key}.{k}"),
+                &t[k],
+                "unknown field (expected at, to, via, weights)",
+            ));
+        }
+    }
+    let hosts = shape.host_count();
+    let node = |k: &str, x: &Value| -> Result<u32, ScenarioError> {
+        let found = match x {
+            Value::String(name) => shape.node_named(name),
+            Value::Integer(n) if *n >= 0 && (*n as u64) < shape.node_count() as u64 => {
+                Some(*n as u32)
+            }
+            _ => None,
+        };
+        found.ok_or_else(|| {
+            ScenarioError::new(
+                k,
+                x,
+                format!(
+                    "not a node of this topology (names like {} and {})",
+                    shape.node_name(0),
+                    shape.node_name(hosts)
+                ),
+            )
+        })
+    };
+    let (k, at) = field("at");
+    let at = node(&k, at.ok_or_else(|| ScenarioError::new(&k, "", "missing"))?)?;
+    if at < hosts {
+        return Err(ScenarioError::new(
+            &k,
+            &t["at"],
+            "must be a switch; hosts do not forward",
+        ));
+    }
+    let list = |k: &str, x: Option<&Value>| -> Result<Vec<Value>, ScenarioError> {
+        match x {
+            None => Ok(Vec::new()),
+            Some(Value::Array(a)) if !a.is_empty() => Ok(a.clone()),
+            Some(x) => Err(ScenarioError::new(k, x, "expected a non-empty list")),
+        }
+    };
+    let (k, to) = field("to");
+    let mut dsts = Vec::new();
+    for x in list(&k, to)? {
+        match x {
+            Value::Integer(h) if h >= 0 && (h as u64) < hosts as u64 => dsts.push(h as u32),
+            _ => {
+                return Err(ScenarioError::new(
+                    &k,
+                    &x,
+                    format!("not a host index (the topology has hosts 0..{})", hosts - 1),
+                ))
+            }
+        }
+    }
+    let (k, via) = field("via");
+    if via.is_none() {
+        return Err(ScenarioError::new(
+            &k,
+            "",
+            "missing: the neighbours to forward to",
+        ));
+    }
+    let via = list(&k, via)?
+        .iter()
+        .map(|x| node(&k, x))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (k, w) = field("weights");
+    let weights = match w {
+        None => None,
+        Some(x) => {
+            let ws = list(&k, Some(x))?
+                .iter()
+                .map(|w| match w {
+                    Value::Float(f) if *f >= 0.0 && f.is_finite() => Ok(*f),
+                    Value::Integer(n) if *n >= 0 => Ok(*n as f64),
+                    _ => Err(ScenarioError::new(
+                        &k,
+                        w,
+                        "weights are non-negative numbers",
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if ws.len() != via.len() {
+                return Err(ScenarioError::new(
+                    &k,
+                    x,
+                    format!("needs one weight per `via` entry ({})", via.len()),
+                ));
+            }
+            if ws.iter().sum::<f64>() <= 0.0 {
+                return Err(ScenarioError::new(
+                    &k,
+                    x,
+                    "at least one weight must be positive",
+                ));
+            }
+            Some(ws)
+        }
+    };
+    Ok(RouteSpec {
+        at,
+        to: dsts,
+        via,
+        weights,
+    })
 }
 
 fn flow_from_value(f: &Value, i: usize, hosts: u32) -> Result<FlowSpec, ScenarioError> {

@@ -23,7 +23,7 @@ use crate::transport::fastlane::NotifyMode;
 use crate::transport::pfabric::{PFabricCc, PriorityMode};
 use crate::transport::tcp::{AckInfo, SegOut, TcpConfig, TcpReceiver, TcpSender};
 use crate::units::Ps;
-use crate::workload::{NewFlow, QueryRecord, Workload};
+use crate::workload::{NewFlow, QueryRecord, Traffic};
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy)]
@@ -36,8 +36,17 @@ enum Ev {
     Timer { slot: u32 },
     /// A receiving host finished processing a packet (server model).
     HostDone { host: u32, pkt: u32 },
+    /// A received packet's host-side latency (`host.rx_jitter`) has passed.
+    HostRx { host: u32, pkt: u32 },
     /// The workload has arrivals due.
     Workload,
+}
+
+/// `host.rx_jitter`: the random stream, and per host the latest release time (packets
+/// never overtake each other inside a host).
+struct RxJitter {
+    rng: Rng,
+    last: Vec<Ps>,
 }
 
 struct Flow {
@@ -184,7 +193,7 @@ pub struct Sim {
     flows: Vec<Option<Flow>>,
     free_slots: Vec<u32>,
     active: u64,
-    workload: Workload,
+    workload: Traffic,
     wl_pending: Option<Ps>,
     tcp: TcpConfig,
     header: u32,
@@ -203,6 +212,8 @@ pub struct Sim {
     /// pFabric victims of the current admission.
     evicted: Vec<Entry>,
     switch_rng: Vec<Rng>,
+    rx_jitter: Ps,
+    rx_jitter_state: RxJitter,
     proc_time: Ps,
     proc_parallel: u32,
     nic_limit: u32,
@@ -230,6 +241,7 @@ impl Sim {
             sc.switch.edge_buffer,
             sc.switch.spine_buffer,
             sc.host.nic_buffer,
+            &sc.switch.routes,
         )
         .map_err(|m| ScenarioError::new("topology", &sc.topology.kind, m))?;
         let hosts = topo.hosts;
@@ -280,11 +292,13 @@ impl Sim {
                 format!("smaller than one full-size packet on the wire ({max_wire} B)"),
             ));
         }
-        let workload = Workload::new(
+        let workload = Traffic::new(
             &sc.workload,
+            sc.background.as_ref(),
             hosts,
             sc.topology.link_rate,
             Rng::new(sc.run.seed, component::WORKLOAD),
+            Rng::new(sc.run.seed, component::BACKGROUND),
         );
         let switch_rng = (0..topo.switches)
             .map(|s| Rng::new(sc.run.seed, component::SWITCH_BASE + s as u64))
@@ -316,6 +330,11 @@ impl Sim {
             dctcp_g: t.dctcp_g,
             evicted: Vec::new(),
             switch_rng,
+            rx_jitter: sc.host.rx_jitter,
+            rx_jitter_state: RxJitter {
+                rng: Rng::new(sc.run.seed, component::RX_JITTER),
+                last: vec![0; hosts as usize],
+            },
             proc_time: sc.host.proc_time,
             proc_parallel: sc.host.proc_parallel,
             nic_limit: sc
@@ -395,6 +414,7 @@ impl Sim {
                 }
                 Ev::Timer { slot } => self.on_timer(slot, time),
                 Ev::HostDone { host, pkt } => self.on_host_done(host, pkt),
+                Ev::HostRx { host, pkt } => self.host_receive(host, pkt),
                 Ev::Workload => {
                     if self.wl_pending == Some(time) {
                         self.wl_pending = None;
@@ -701,24 +721,30 @@ impl Sim {
             if self.pkts.hot(pkt).kind == PktKind::Probe {
                 // The NIC echoes probes at once, past any server delay (FastLane §4.2.2).
                 self.echo_probe(pkt);
-            } else if self.proc_time == 0 {
-                self.deliver(pkt);
+            } else if self.rx_jitter > 0 {
+                let rx = &mut self.rx_jitter_state;
+                let t = (self.now + rx.rng.below(self.rx_jitter)).max(rx.last[node as usize]);
+                rx.last[node as usize] = t;
+                self.push(t, Ev::HostRx { host: node, pkt });
             } else {
-                // FastLane §4.2.1: up to P packets in service at once, each taking t.
-                let p = &mut self.procs[node as usize];
-                if p.busy < self.proc_parallel {
-                    p.busy += 1;
-                    self.push(self.now + self.proc_time, Ev::HostDone { host: node, pkt });
-                } else {
-                    p.waiting.push_back(pkt);
-                }
+                self.host_receive(node, pkt);
             }
             return;
         }
         let p = self.pkts.hot(pkt);
         let hops = self.net.next_hops(node, p.dst);
+        let weights = if self.net.weighted && hops.len() > 1 {
+            self.net.hop_weights(node, p.dst)
+        } else {
+            None
+        };
         let port = if hops.len() == 1 {
             hops[0]
+        } else if let Some(cum) = weights {
+            // A random-forwarding switch (CP §6.3): each packet picks by weight.
+            let rng = &mut self.switch_rng[(node - self.net.hosts) as usize];
+            let x = rng.next_f64();
+            hops[cum.iter().position(|&c| x < c).unwrap_or(hops.len() - 1)]
         } else {
             match self.forwarding {
                 Forwarding::Ecmp => {
@@ -731,6 +757,23 @@ impl Sim {
             }
         };
         self.enqueue(node, port as u32, pkt, in_port);
+    }
+
+    /// A received packet reaches the host's stack: delivered at once, or through the
+    /// server model.
+    fn host_receive(&mut self, node: u32, pkt: u32) {
+        if self.proc_time == 0 {
+            self.deliver(pkt);
+        } else {
+            // FastLane §4.2.1: up to P packets in service at once, each taking t.
+            let p = &mut self.procs[node as usize];
+            if p.busy < self.proc_parallel {
+                p.busy += 1;
+                self.push(self.now + self.proc_time, Ev::HostDone { host: node, pkt });
+            } else {
+                p.waiting.push_back(pkt);
+            }
+        }
     }
 
     fn on_host_done(&mut self, host: u32, pkt: u32) {

@@ -111,6 +111,50 @@ impl Topology {
     }
 }
 
+impl Shape {
+    /// Hosts and switches this shape builds.
+    pub fn node_count(&self) -> u32 {
+        let switches = match *self {
+            Shape::Star { .. } => 1,
+            Shape::Dumbbell { .. } => 2,
+            Shape::LeafSpine { racks, spines, .. } => racks + spines,
+            Shape::FatTree { k } => k * k + k * k / 4,
+        };
+        self.host_count() + switches
+    }
+
+    /// The name scenarios use for node `i` (numbering as [`Topology::build`] lays it out):
+    /// `host3`; `switch` (star); `left`, `right` (dumbbell); `leaf2`, `spine0`
+    /// (leaf_spine); `edge1.0`, `agg1.1`, `core3` (fat_tree: pod.index).
+    pub fn node_name(&self, i: u32) -> String {
+        let hosts = self.host_count();
+        if i < hosts {
+            return format!("host{i}");
+        }
+        let s = i - hosts;
+        match *self {
+            Shape::Star { .. } => "switch".into(),
+            Shape::Dumbbell { .. } => ["left", "right"][s as usize].into(),
+            Shape::LeafSpine { racks, .. } if s < racks => format!("leaf{s}"),
+            Shape::LeafSpine { racks, .. } => format!("spine{}", s - racks),
+            Shape::FatTree { k } if s < k * k => {
+                let (pod, j) = (s / k, s % k);
+                if j < k / 2 {
+                    format!("edge{pod}.{j}")
+                } else {
+                    format!("agg{pod}.{}", j - k / 2)
+                }
+            }
+            Shape::FatTree { k } => format!("core{}", s - k * k),
+        }
+    }
+
+    /// The node a scenario names, by [`Shape::node_name`].
+    pub fn node_named(&self, name: &str) -> Option<u32> {
+        (0..self.node_count()).find(|&i| self.node_name(i) == name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +187,24 @@ mod tests {
         assert_eq!((t.hosts, t.switches, t.links.len()), (144, 13, 144 + 36));
         let t = topo("[topology]\nkind = \"detail96\"");
         assert_eq!((t.hosts, t.switches), (96, 12));
+    }
+
+    #[test]
+    fn node_names_follow_the_build_layout() {
+        let sc = Scenario::parse("[topology]\nkind = \"fat_tree\"\nk = 4", &[], None).unwrap();
+        let shape = &sc.topology.shape;
+        let t = Topology::build(&sc.topology);
+        assert_eq!(shape.node_count(), t.nodes());
+        // Host 0's only link goes to edge0.0; edge0.0 links to agg0.0 and agg0.1.
+        let edge = shape.node_named("edge0.0").unwrap();
+        assert!(t.links.iter().any(|l| l.a == 0 && l.b == edge));
+        let agg = shape.node_named("agg0.1").unwrap();
+        assert!(t.links.iter().any(|l| l.a == edge && l.b == agg));
+        let core = shape.node_named("core3").unwrap();
+        assert_eq!(core, t.nodes() - 1);
+        assert_eq!(shape.node_named("core4"), None);
+        for i in 0..t.nodes() {
+            assert_eq!(shape.node_named(&shape.node_name(i)), Some(i));
+        }
     }
 }

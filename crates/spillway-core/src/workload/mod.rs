@@ -7,13 +7,20 @@ pub mod cdf;
 pub mod short_long;
 
 use crate::rng::Rng;
-use crate::scenario::{FlowSpec, ResponseSize, WorkloadSpec};
+use crate::scenario::{BackgroundSpec, FlowSpec, ResponseSize, WorkloadSpec};
 use crate::units::{Ps, PS_PER_S};
 use std::collections::VecDeque;
 
 /// Flow class labels, the `class` column of flows.parquet.
 pub const CLASS_LABELS: &[&str] = &[
-    "incast", "flow", "request", "response", "trace", "short", "long",
+    "incast",
+    "flow",
+    "request",
+    "response",
+    "trace",
+    "short",
+    "long",
+    "background",
 ];
 pub const CLASS_INCAST: u8 = 0;
 pub const CLASS_FLOW: u8 = 1;
@@ -22,6 +29,10 @@ pub const CLASS_RESPONSE: u8 = 3;
 pub const CLASS_TRACE: u8 = 4;
 pub const CLASS_SHORT: u8 = 5;
 pub const CLASS_LONG: u8 = 6;
+pub const CLASS_BACKGROUND: u8 = 7;
+
+/// Tags of background flows have this bit set, so completions reach the right part.
+const BACKGROUND_TAG: u64 = 1 << 63;
 
 pub const NO_QUERY: u64 = u64::MAX;
 
@@ -238,6 +249,105 @@ impl Workload {
             self,
             Workload::Incast(_) | Workload::Query(_) | Workload::ShortLong(_)
         )
+    }
+}
+
+/// The workload together with its optional background traffic (CP §6.4: queries beside
+/// the DCTCP paper's background flows). Background arrivals stop when the workload
+/// stops generating.
+pub struct Traffic {
+    main: Workload,
+    background: Option<Background>,
+}
+
+struct Background {
+    gen: Poisson,
+    scale: f64,
+    scale_above: u64,
+}
+
+impl Traffic {
+    pub fn new(
+        spec: &WorkloadSpec,
+        background: Option<&BackgroundSpec>,
+        hosts: u32,
+        link_rate: u64,
+        rng: Rng,
+        background_rng: Rng,
+    ) -> Traffic {
+        let background = background.map(|b| {
+            let all: Vec<u32> = (0..hosts).collect();
+            let rate = b.load * hosts as f64 * link_rate as f64 / (8.0 * b.cdf.mean());
+            let mut gen = Poisson {
+                cdf: b.cdf.clone(),
+                sources: all.clone(),
+                destinations: all,
+                mean_gap_ps: PS_PER_S as f64 / rate,
+                remaining: u64::MAX,
+                next_time: 0,
+                clock: 0.0,
+                rng: background_rng,
+            };
+            gen.advance();
+            Background {
+                gen,
+                scale: b.scale,
+                scale_above: b.scale_above,
+            }
+        });
+        Traffic {
+            main: Workload::new(spec, hosts, link_rate, rng),
+            background,
+        }
+    }
+
+    pub fn next_time(&self) -> Option<Ps> {
+        let main = self.main.next_time();
+        match &self.background {
+            Some(b) if !self.main.exhausted() => {
+                Some(main.map_or(b.gen.next_time, |t| t.min(b.gen.next_time)))
+            }
+            _ => main,
+        }
+    }
+
+    pub fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
+        self.main.generate(now, out);
+        if self.main.exhausted() {
+            return;
+        }
+        if let Some(b) = &mut self.background {
+            let first = out.len();
+            b.gen.generate(now, out);
+            for f in &mut out[first..] {
+                if f.size > b.scale_above {
+                    f.size = (f.size as f64 * b.scale).round().max(1.0) as u64;
+                }
+                f.class = CLASS_BACKGROUND;
+                f.tag = BACKGROUND_TAG;
+            }
+        }
+    }
+
+    pub fn on_flow_done(
+        &mut self,
+        now: Ps,
+        tag: u64,
+        dst: u32,
+        out: &mut Vec<NewFlow>,
+        queries: &mut Vec<QueryRecord>,
+    ) {
+        if tag & BACKGROUND_TAG == 0 {
+            self.main.on_flow_done(now, tag, dst, out, queries);
+        }
+    }
+
+    pub fn exhausted(&self) -> bool {
+        self.main.exhausted()
+    }
+
+    pub fn has_queries(&self) -> bool {
+        self.main.has_queries()
     }
 }
 
