@@ -127,3 +127,29 @@ def test_reproduce_incast_quick_writes_a_report_showing_collapse(tmp_path):
     slow = g[g.rto_min == "200ms"].set_index("senders").goodput_mbps
     assert slow[slow.index.max()] < 0.5 * slow[4]
     assert "collapses" in report
+
+
+def test_label_axes_name_structured_values_and_reach_no_scenario(tmp_path, root):
+    """`label.*` keys are axes only; a structured value (a list of route tables) is passed
+    to the scenario and recorded as its TOML text."""
+    routes = [[{"at": "leaf1", "to": [0], "via": [v]}, {"at": "leaf2", "to": [1], "via": ["spine1"]}]
+              for v in ("spine0", "spine1")]
+    spec = {"base_text": (root / "examples/cp/ooo.toml").read_text(), "seeds": 1,
+            "set": {"run.duration": "5ms"},
+            "zip": {"label.path": ["A", "B"], "switch.routes": routes}}
+    sweep = build_sweep(spec)
+    assert all(not any(o.startswith("label.") for o in p.overrides) for p in sweep.points)
+    run_sweep(sweep, tmp_path / "out", workers=1, quiet=True)
+    with spillway.open(tmp_path / "out") as r:
+        pts = r.points().set_index("path")
+        assert list(pts["status"]) == ["done", "done"]
+        assert pts.loc["B", "routes"] == ('[{at = "leaf1", to = [0], via = ["spine1"]}, '
+                                          '{at = "leaf2", to = [1], via = ["spine1"]}]')
+        ports = r.sql("""SELECT p.path, ports.node, sum(ports.enqueued) AS n FROM points p
+                         JOIN ports USING (hash) WHERE ports.peer = 12 AND ports.node >= 16
+                         GROUP BY ALL""")
+    # Host 3's packets to host 0 cross only the pinned spine (16 = spine0, 17 = spine1);
+    # host 6's flow to host 1 is pinned to spine1.
+    got = {(r.path, r.node): r.n for r in ports.itertuples()}
+    assert got.get(("A", 16), 0) > 0
+    assert got.get(("B", 16), 0) == 0

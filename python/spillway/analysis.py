@@ -112,3 +112,17 @@ def notification_shares(ports: pd.DataFrame, duration_s: float) -> pd.DataFrame:
     df["capped_share"] = capped * 8 / (df["rate_bps"] * duration_s)
     df["buffer_share"] = df["notif_max_bytes"] / df["capacity_bytes"]
     return df
+
+
+def flow_goodput(delivered_bytes: pd.Series | np.ndarray, duration_s: float) -> np.ndarray:
+    """Goodput (bit/s) of long-running flows over a fixed run: bytes the receiver holds
+    in order × 8 / the run's duration (CP Figs. 10–14)."""
+    return np.asarray(delivered_bytes, dtype=float) * 8 / duration_s
+
+
+def jitter_ratio(goodputs: pd.Series | np.ndarray) -> float:
+    """Flow jitter ratio (CP §6.2's EFJR): the average absolute deviation of the flows'
+    goodputs from their mean, over that mean; 0 is perfectly fair."""
+    g = np.asarray(goodputs, dtype=float)
+    m = g.mean()
+    return float(np.abs(g - m).mean() / m) if m > 0 else float("nan")
