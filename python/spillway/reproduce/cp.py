@@ -106,12 +106,18 @@ def _goodput(quick: bool) -> Figure:
         g = t.set_index(["scheme", "rto_min", "senders"])["goodput_mbps"]
         many = [n for n in senders if n >= 64]
         v = []
+        # Below 4 senders a round is bounded by slow start (one 64 KB flow from an initial
+        # window of 3 needs several round trips), the same for every scheme: no cliff.
+        fill = [n for n in senders if n >= 4]
         for s in CP_SCHEMES:
-            worst = min(g[(s, rto, n)] for rto in ("10ms", "200ms") for n in senders)
+            worst = min(g[(s, rto, n)] for rto in ("10ms", "200ms") for n in fill)
             to = int(t[t.scheme == s]["timeouts"].sum())
-            v.append(Verdict(f"{s} avoids the throughput cliff at every sender count and "
-                             "both RTOmin (§6.1)", worst >= 700 and to == 0,
-                             f"lowest goodput {worst:.0f} Mbps; {to} timeouts in all runs"))
+            few = ", ".join(f"{n}: {g[(s, '10ms', n)]:.0f}" for n in senders if n < 4)
+            v.append(Verdict(f"{s} avoids the throughput cliff at every sender count from 4 "
+                             "and both RTOmin (§6.1)", worst >= 700 and to == 0,
+                             f"lowest goodput {worst:.0f} Mbps; {to} timeouts in all runs"
+                             + (f"; slow-start bound below 4 senders (Mbps) {few}"
+                                if few else "")))
         for s in ("TCP", "DCTCP"):
             m = sum(g[(s, "10ms", n)] for n in many) / len(many)
             v.append(Verdict(f"{s}(10ms) keeps about 600 Mbps with many senders (§6.1)",
@@ -508,6 +514,17 @@ def _realistic(quick: bool) -> list[Figure]:
 
     def analyze10x(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
         t = qct(res, "traffic")
+        # What the scaled background offers, and whether query times stay put: the
+        # median QCT of the first and the last sixth of the run.
+        bg = res.sql("""SELECT p.scheme, sum(f.size_bytes) AS bytes FROM points p
+                        JOIN flows f USING (hash) WHERE f.class = 'background' GROUP BY ALL""")
+        bg["bg_offered_load"] = bg["bytes"] * 8 / (duration * hosts * link)
+        part = res.sql(f"""SELECT p.scheme, median(q.qct_ps) FILTER (q.start_ps < {duration}e12/6)
+                                   / 1e9 AS first_sixth_p50_ms,
+                                  median(q.qct_ps) FILTER (q.start_ps >= {duration}e12*5/6)
+                                   / 1e9 AS last_sixth_p50_ms
+                           FROM points p JOIN queries q USING (hash) GROUP BY ALL""")
+        t = t.merge(bg[["scheme", "bg_offered_load"]], on="scheme").merge(part, on="scheme")
         imgs = bars(t, "traffic", out, "cp_fig16a_10x", "10x traffic (CP Fig. 16a)")
         by = t.set_index("scheme")
         v = []
@@ -549,6 +566,13 @@ def _realistic(quick: bool) -> list[Figure]:
                                      "workload.background_scale": 10},
                       "grid": {"label.traffic": ["10x"]}},
                analyze=analyze10x,
+               notes="At CP §6.4's arrival rates, scaling the background tenfold offers "
+                     "`bg_offered_load` of every host link on average (heavy-tailed, so "
+                     "some links get more than they carry): the network is overloaded, "
+                     "unfinished flows pile up and query completion times grow through the "
+                     "run (compare the first and last sixth). The ordering of the schemes "
+                     "is the result here, not the absolute times; the paper gives only "
+                     "relative reductions for this experiment.",
                paper=["§6.4, Fig. 16(a): CP reduces TCP's QCT by 35.71% (99th) and 76.55% "
                       "(99.9th); DCTCP with CP reduces DCTCP's by 18.5% and 26.2%."],
                metrics=[qct_percentiles]),
