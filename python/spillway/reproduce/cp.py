@@ -14,8 +14,7 @@ host) and start within 10 µs of each other.
 The long-flow experiments (Figs. 10–11, 14) add 10 µs of random receive latency per
 packet at every host (`host.rx_jitter`): without it, ACK-clocked senders meeting at one
 tail-drop queue lock in phase and one of them loses at every overflow, which real hosts'
-timing noise prevents. Still to come in later work: the multi-bottleneck fairness
-experiment (Fig. 12).
+timing noise prevents.
 """
 
 from __future__ import annotations
@@ -320,6 +319,113 @@ def _outcast(quick: bool) -> Figure:
         metrics=[flow_goodput, jitter_ratio])
 
 
+def mbf_theory(n_exp: int, n_bg: int) -> float:
+    """CP footnote 10: background (single-bottleneck) flows have half the RTT of the
+    experimental (two-bottleneck) flows, so by RTT fairness the experimental flows get
+    N_exp / (2·N_bg + N_exp) of G in total; G is our line goodput (the paper's 910 Mbps)."""
+    return n_exp / (2 * n_bg + n_exp) * LINE_GOODPUT_MBPS
+
+
+def _multi(quick: bool) -> Figure:
+    duration = 0.5 if quick else 2.0
+    ratios = [0.4, 1.0, 2.0] if quick else [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]
+    points = [(bg, round(r * bg)) for bg in (5, 50) for r in ratios]
+    flows = []
+    for bg, ex in points:
+        fl = [{"src": 3, "dst": 0, "size": LONG_FLOW, "start": f"{7 * i}us"} for i in range(ex)]
+        fl += [{"src": 3, "dst": 4, "size": LONG_FLOW, "start": f"{7 * i + 3}us"}
+               for i in range(bg)]
+        fl += [{"src": 1, "dst": 0, "size": LONG_FLOW, "start": f"{7 * i + 5}us"}
+               for i in range(bg)]
+        flows.append(fl)
+    tcp200 = {"transport.rto_min": "200ms"}
+    # §6 Protocols: CP's other settings are TCP's, duplicate-ACK threshold 3 included
+    # (§6.3 alone varies it); it also recovers the NIC's plain drops without a timeout.
+    cp3 = CP | {"transport.dupack_threshold": 3}
+    schemes = {"TCP(10ms)": {}, "TCP(200ms)": tcp200, "DCTCP(200ms)": DCTCP | tcp200,
+               "CP": cp3, "DCTCP+CP": DCTCP | cp3}
+
+    def analyze(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
+        f = _long_flows(res)
+        f["mbps"] = flow_goodput(f["delivered_bytes"], duration) / 1e6
+        f["bg"] = f["case"].str.split("/").str[0].astype(int)
+        f["exp"] = f["case"].str.split("/").str[1].astype(int)
+        rows = []
+        for (scheme, case), g in f.groupby(["scheme", "case"]):
+            bg, ex = (int(x) for x in case.split("/"))
+            mbf = g[(g.src == 3) & (g.dst == 0)]
+            rows.append({"scheme": scheme, "background": bg, "experimental": ex,
+                         "ratio": ex / bg, "mbf_mbps": mbf.mbps.sum(),
+                         "theory_mbps": mbf_theory(ex, bg),
+                         "of_theory": mbf.mbps.sum() / mbf_theory(ex, bg),
+                         "sbf_mbps": g[~((g.src == 3) & (g.dst == 0))].mbps.sum(),
+                         "timeouts": int(g.flow_timeouts.sum())})
+        t = pd.DataFrame(rows).sort_values(["background", "scheme", "ratio"])
+        t = t.reset_index(drop=True)
+        imgs = []
+        for bg, g in t.groupby("background"):
+            th = pd.DataFrame({"scheme": "Theory", "ratio": g["ratio"].unique(),
+                               "mbf_mbps": [mbf_theory(round(r * bg), bg)
+                                            for r in g["ratio"].unique()]})
+            imgs += plots.lines(pd.concat([g, th]), "ratio", "mbf_mbps", "scheme",
+                                out / f"cp_fig12_multi_{bg}",
+                                title=f"Experimental (two-bottleneck) flows' total goodput, "
+                                      f"{bg} background flows (CP Fig. 12)",
+                                xlabel="experimental / background flows",
+                                ylabel="goodput (Mbps)")
+        mean = t.groupby(["background", "scheme"])["of_theory"].mean()
+        v = []
+        lo = {s: mean[(5, s)] for s in schemes}
+        v.append(Verdict("low loss (5 background): DCTCP gets the least of the theoretical "
+                         "fair share on average (paper: DCTCP 70%, TCP(10ms) 87.1%, CP 86.8%)",
+                         lo["DCTCP(200ms)"] < min(lo["TCP(10ms)"], lo["CP"]),
+                         ", ".join(f"{s} {x:.0%}" for s, x in lo.items())))
+        over8 = t[(t.background == 5) & (t.experimental > 8) & (t.scheme == "TCP(200ms)")]
+        v.append(Verdict("low loss: TCP(200ms) with more than 8 experimental flows starves the "
+                         "background (Outcast): the experimental flows get more than theory",
+                         bool((over8.of_theory > 1).all()) and len(over8) > 0,
+                         ", ".join(f"{r.experimental}: {r.of_theory:.0%}"
+                                   for r in over8.itertuples())))
+        hi = {s: mean[(50, s)] for s in schemes}
+        v.append(Verdict("high loss (50 background): TCP(200ms) has very low goodput",
+                         hi["TCP(200ms)"] < 0.5, f"{hi['TCP(200ms)']:.0%} of theory on average"))
+        v.append(Verdict("high loss: DCTCP+CP comes closest to the fair share and beats CP alone "
+                         "(paper: 75.1% and 45.6%)",
+                         hi["DCTCP+CP"] > hi["CP"]
+                         and hi["DCTCP+CP"] >= max(hi["TCP(10ms)"], hi["DCTCP(200ms)"]),
+                         ", ".join(f"{s} {x:.0%}" for s, x in hi.items())))
+        return t, imgs, v
+
+    return Figure(
+        id="cp_fig12_multi",
+        title="CP Fig. 12: fairness with two bottlenecks",
+        source="CP §2.2 (Fig. 2), §6.2 (Figs. 9b, 12), footnote 10",
+        setup="experimental flows host 3 → host 0 (across the aggregation switch) share two "
+              "bottlenecks, each with N background flows inside one rack (half their RTT): "
+              "host 3's NIC with flows host 3 → host 4, and host 0's ToR port with flows "
+              "host 1 → host 0. Both bottlenecks hold 128 KB (host NICs drop at 128 KB, "
+              "with no per-flow NIC limit, like the testbed's Linux 2.6.38 qdisc; a NIC "
+              "cannot cut payloads, so CP acts at the second bottleneck only). The number "
+              "of experimental flows is 20%…200% of N, N = 5 (low loss) and 50 (high "
+              f"loss); {duration:g} s per run. Theory (footnote 10): N_exp/(2N+N_exp) × "
+              f"{LINE_GOODPUT_MBPS:.0f} Mbps. Our reading of Fig. 9(b), which the text does "
+              "not draw: in-rack flows can share only a host link with a cross-rack flow.",
+        sweep={"base_text": TESTBED, "seeds": 1, "schemes": schemes,
+               "set": {"workload.kind": "trace", "switch.edge_buffer": "128KB",
+                       "host.nic_buffer": "128KB", "host.nic_flow_limit": "off",
+                       "host.rx_jitter": "10us", "run.duration": f"{int(duration * 1000)}ms"},
+               "zip": {"label.case": [f"{bg}/{ex}" for bg, ex in points],
+                       "workload.flows": flows}},
+        analyze=analyze,
+        paper=["§6.2, Fig. 12(a) (5 background flows): TCP(200ms) suffers Outcast above 8 "
+               "experimental flows (the background times out); DCTCP gets 70% of the fair "
+               "value on average, TCP(10ms) 87.1%, CP 86.8% (slightly favouring short RTTs).",
+               "Fig. 12(b) (50): TCP(200ms) has very low goodput; TCP(10ms) and DCTCP suffer "
+               "Outcast as experimental flows grow; DCTCP with CP reaches up to 75.1% of the "
+               "fair value, CP alone 45.6% on average."],
+        metrics=[flow_goodput])
+
+
 OOO_BASE = """
 [topology]
 kind = "leaf_spine"
@@ -594,5 +700,5 @@ def _realistic(quick: bool) -> list[Figure]:
 
 
 def figures(quick: bool) -> list[Figure]:
-    return [_goodput(quick), _query(quick), _outcast(quick), _ooo(quick),
+    return [_goodput(quick), _query(quick), _outcast(quick), _multi(quick), _ooo(quick),
             *_realistic(quick)]
