@@ -41,3 +41,25 @@ def test_reproduce_cp_query_figure(tmp_path):
     assert (cp["timeouts"] == 0).all() and (cp["mean_qct_ms"] < 12).all()
     report = (out / "report.md").read_text()
     assert "CP Fig. 8(b)" in report and (out / "cp_fig8b_qct.png").exists()
+
+
+def test_reproduce_cp_long_flow_figures(tmp_path):
+    """Outcast (Figs. 10-11) and the two-path experiment (Fig. 14) on a quick sweep: TCP's
+    few in-rack flows are starved (Outcast, §2.2), and TCP with three duplicate ACKs
+    collapses under reordering while CP with none stays near footnote 11's theory."""
+    out = tmp_path / "repro"
+    r = subprocess.run(SPILLWAY + ["reproduce", "cp", "--quick", "--out", str(out),
+                                   "--figure", "cp_fig10_outcast", "--figure", "cp_fig14_ooo"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    o = pd.read_csv(out / "cp_fig10_outcast.csv").set_index(["scheme", "pair"])
+    assert o.loc[("TCP", "12-2"), "exp_over_bg"] < 0.5
+    # The bottleneck stays busy: every scheme delivers most of the link in total.
+    assert (o["total_mbps"] > 850).all()
+    t = pd.read_csv(out / "cp_fig14_ooo.csv")
+    mid = t[t.p > 0].set_index(["scheme", "p"])
+    for p in (0.2, 0.4):
+        assert mid.loc[("TCP-3", p), "of_theory"] < 0.5
+        assert abs(mid.loc[("CP-inf", p), "of_theory"] - 1) < 0.25
+    report = (out / "report.md").read_text()
+    assert "CP Fig. 14" in report and (out / "cp_fig11_efjr.png").exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -95,10 +96,13 @@ def normalized_bars(df: pd.DataFrame, x: str, scheme: str, value: str, baseline:
 
 def grouped_bars(df: pd.DataFrame, x: str, hue: str, y: str, path: str | Path, *,
                  title: str = "", xlabel: str | None = None, ylabel: str | None = None,
-                 percent: bool = False, refs: Sequence[tuple[str, float, str]] = ()) -> list[Path]:
+                 percent: bool = False, refs: Sequence[tuple[str, float, str]] = (),
+                 x_order: Sequence[Any] | None = None) -> list[Path]:
     """Bars of ``y`` at each ``x``, one bar per ``hue`` value side by side (FastLane's
-    reduction-by-flow-size charts). ``percent`` formats a fraction as percent."""
-    xs = sorted(df[x].unique())
+    reduction-by-flow-size charts). ``percent`` formats a fraction (and the ``refs``,
+    given as fractions too) as percent. ``x_order``: the x values in display order
+    (default sorted)."""
+    xs = list(x_order) if x_order is not None else sorted(df[x].unique())
     hues = sorted(df[hue].unique(), key=lambda v: (isinstance(v, str), v))
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     w = 0.8 / max(len(hues), 1)

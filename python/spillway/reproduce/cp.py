@@ -263,12 +263,12 @@ def _outcast(quick: bool) -> Figure:
                                   out / "cp_fig10_outcast",
                                   title="Mean goodput per experimental flow (CP Fig. 10)",
                                   xlabel="n background - m experimental flows",
-                                  ylabel="goodput per flow (Mbps)")
+                                  ylabel="goodput per flow (Mbps)", x_order=list(order))
         imgs += plots.grouped_bars(t, "pair", "scheme", "efjr", out / "cp_fig11_efjr",
                                    title="Experimental flow jitter ratio (CP Fig. 11)",
                                    xlabel="n background - m experimental flows",
-                                   ylabel="EFJR (%)", percent=True,
-                                   refs=[("CP: below 15%", 15, "gray")])
+                                   ylabel="EFJR", percent=True, x_order=list(order),
+                                   refs=[("paper: CP below 15%", 0.15, "gray")])
         by = t.set_index(["scheme", "pair"])
         pairs = [f"{n}-{m}" for n, m in OUTCAST_PAIRS]
         v = []
