@@ -132,8 +132,8 @@ def test_reproduce_incast_quick_writes_a_report_showing_collapse(tmp_path):
 def test_label_axes_name_structured_values_and_reach_no_scenario(tmp_path, root):
     """`label.*` keys are axes only; a structured value (a list of route tables) is passed
     to the scenario and recorded as its TOML text."""
-    routes = [[{"at": "leaf1", "to": [0], "via": [v]}, {"at": "leaf2", "to": [1], "via": ["spine1"]}]
-              for v in ("spine0", "spine1")]
+    pin = {"at": "leaf2", "to": [1], "via": ["spine1"]}
+    routes = [[{"at": "leaf1", "to": [0], "via": [v]}, pin] for v in ("spine0", "spine1")]
     spec = {"base_text": (root / "examples/cp/ooo.toml").read_text(), "seeds": 1,
             "set": {"run.duration": "5ms"},
             "zip": {"label.path": ["A", "B"], "switch.routes": routes}}
@@ -153,3 +153,18 @@ def test_label_axes_name_structured_values_and_reach_no_scenario(tmp_path, root)
     got = {(r.path, r.node): r.n for r in ports.itertuples()}
     assert got.get(("A", 16), 0) > 0
     assert got.get(("B", 16), 0) == 0
+
+
+def test_point_hash_follows_the_code_as_well_as_the_scenario(root, monkeypatch):
+    """The cache key includes the code: the same scenario under another build is another
+    point, so results of older code are never reused."""
+    spec = {"base": str(root / "examples/incast.toml"), "grid": {"workload.senders": [4]}}
+    a = build_sweep(spec)
+    spillway.sweep.plan(a)
+    b = build_sweep(spec)
+    spillway.sweep.plan(b)
+    assert a.points[0].hash == b.points[0].hash
+    monkeypatch.setattr(spillway.sweep, "code_id", lambda: "another build")
+    c = build_sweep(spec)
+    spillway.sweep.plan(c)
+    assert c.points[0].hash != a.points[0].hash

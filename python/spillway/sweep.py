@@ -38,6 +38,7 @@ half-written point behind; a rerun skips every point whose directory exists.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -159,13 +160,25 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
     return build_sweep(spec, str(p.resolve().parent))
 
 
+@functools.cache
+def code_id() -> str:
+    """Digest of the code that produces a point's files: the compiled simulator and the
+    module that writes its outputs. A rebuilt simulator gives new point hashes, so a sweep
+    never serves results of older code from its cache."""
+    h = hashlib.sha256()
+    for f in (_core.__file__, Path(__file__).with_name("run.py")):
+        h.update(Path(f).read_bytes())
+    return h.hexdigest()
+
+
 def plan(sweep: Sweep) -> None:
-    """Resolves every point: its hash is that of the resolved scenario, so key order,
-    spelling of units and defaults do not matter. Invalid points keep their error."""
+    """Resolves every point: its hash is that of the resolved scenario (so key order,
+    spelling of units and defaults do not matter) and of the code (`code_id`). Invalid
+    points keep their error."""
     for pt in sweep.points:
         try:
             resolved = _core.validate(sweep.base_text, pt.overrides, sweep.base_dir)
-            pt.hash = hashlib.sha256(resolved.encode()).hexdigest()[:16]
+            pt.hash = hashlib.sha256((code_id() + resolved).encode()).hexdigest()[:16]
         except ScenarioError as e:
             pt.error = str(e)
             raw = json.dumps([sweep.base_text, pt.overrides]).encode()
