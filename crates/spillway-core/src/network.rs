@@ -628,20 +628,23 @@ impl Network {
     /// Cumulative weights of the port set at `switch` toward `dst`, when that choice is
     /// weighted; look only when [`Network::weighted`].
     pub fn hop_weights(&self, switch: u32, dst: u32) -> Option<&[f64]> {
-        let s = (switch - self.hosts) as usize;
-        let runs = &self.runs[self.run_index[s] as usize..self.run_index[s + 1] as usize];
-        let i = runs.partition_point(|&(first, _)| first <= dst) - 1;
-        self.set_weights[runs[i].1 as usize].as_deref()
+        self.set_weights[self.route_set(switch, dst)].as_deref()
     }
 
     /// Equal-cost egress ports at `switch` toward host `dst`.
     #[inline]
     pub fn next_hops(&self, switch: u32, dst: u32) -> &[u16] {
+        let (off, len) = self.sets[self.route_set(switch, dst)];
+        &self.set_ports[off as usize..(off + len) as usize]
+    }
+
+    /// Index of the port set `switch` uses toward `dst`.
+    #[inline]
+    fn route_set(&self, switch: u32, dst: u32) -> usize {
         let s = (switch - self.hosts) as usize;
         let runs = &self.runs[self.run_index[s] as usize..self.run_index[s + 1] as usize];
         let i = runs.partition_point(|&(first, _)| first <= dst) - 1;
-        let (off, len) = self.sets[runs[i].1 as usize];
-        &self.set_ports[off as usize..(off + len) as usize]
+        runs[i].1 as usize
     }
 
     /// (rate, delay) of each hop on one shortest path from `src` to `dst`
