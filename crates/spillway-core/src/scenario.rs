@@ -212,6 +212,8 @@ pub const KEYS: &[KeyDef] = &[
         "Duplicate ACKs (or SACKed segments above a hole) that trigger fast retransmit; `off` leaves loss to the timeout (multipath)."),
     key!("transport.delayed_ack", Ty::TimeOrOff, "off", &[],
         "Delayed ACK: acknowledge every second full segment or after this time; `off` acknowledges every segment."),
+    key!("transport.max_reordering", Ty::IntOrOff, "off", &[],
+         "Linux's reordering adaptation (tcp_update_reordering): when a segment never retransmitted is acknowledged or SACKed below the highest SACKed one, the duplicate-ACK threshold rises to that distance in segments, up to this bound (Linux 2.6.38, the CP testbed's kernel: 127). `off`: the threshold stays `dupack_threshold`."),
     key!("transport.lost_retransmit", Ty::Bool, "true", &[],
         "Resend a retransmission as soon as data sent after it is SACKed (`dupack_threshold` \
          transmissions later), as Linux does (tcp_mark_lost_retrans, RACK); `false`: RFC 6675 alone, \
@@ -430,6 +432,7 @@ pub struct TransportSpec {
     pub rto_init: Ps,
     pub rto_max: Ps,
     pub dupack_threshold: Option<u32>,
+    pub max_reordering: Option<u32>,
     pub delayed_ack: Option<Ps>,
     pub lost_retransmit: bool,
     pub data_class: u8,
@@ -884,6 +887,9 @@ fn read_transport(r: &mut Reader, topo: &TopologySpec) -> Result<TransportSpec, 
         dupack_threshold: r
             .opt_uint("transport.dupack_threshold", 1)?
             .map(|v| v as u32),
+        max_reordering: r
+            .opt_uint("transport.max_reordering", 1)?
+            .map(|v| v.min(u32::MAX as u64) as u32),
         delayed_ack: r.opt_time("transport.delayed_ack")?,
         lost_retransmit: r.bool("transport.lost_retransmit")?,
         data_class: r.uint("transport.data_class", 0, 7)? as u8,

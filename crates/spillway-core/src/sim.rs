@@ -279,6 +279,7 @@ impl Sim {
             ecn: t.ecn,
             ooo_option: t.ooo_option,
             rearm_rto: t.rearm_rto,
+            max_reordering: t.max_reordering,
             notify: match t.kind {
                 TransportKind::Tcp | TransportKind::Dctcp => NotifyMode::Tcp,
                 TransportKind::PFabric => NotifyMode::Probe,

@@ -474,7 +474,8 @@ def _ooo(quick: bool) -> Figure:
     dup3 = {"transport.dupack_threshold": 3}
     inf = {"transport.dupack_threshold": "off"}
     cp_sw = {"switch.overflow": "cut_payload"}
-    schemes = {"TCP-3": dup3, "TCP-inf": inf,
+    linux = dup3 | {"transport.max_reordering": 127}
+    schemes = {"TCP-3": dup3, "TCP-3(linux)": linux, "TCP-inf": inf,
                "TCP-inf(200ms)": inf | {"transport.rto_min": "200ms"},
                "CP-3": cp_sw | dup3, "CP-inf": cp_sw | inf, "DCTCP-3": DCTCP | dup3}
 
@@ -503,11 +504,18 @@ def _ooo(quick: bool) -> Figure:
         v.append(Verdict("TCP with threshold 3 falls well below the theory line once packets "
                          "take both paths", all(x < 0.7 for x in r),
                          ", ".join(f"P={p:g}: {x:.0%}" for p, x in zip(mid, r, strict=True))))
-        g = [by.loc[("TCP-3", p), "goodput_mbps"] for p in mid]
-        v.append(Verdict("TCP with threshold 3 keeps about 600 Mbps or more (paper: 825 falling "
-                         "to ~600 Mbps)", min(g) >= 400,
-                         f"{min(g):.0f}–{max(g):.0f} Mbps (Linux adapts its reordering "
-                         "threshold to the reordering it sees; our TCP keeps 3)"))
+        g = [by.loc[("TCP-3(linux)", p), "goodput_mbps"] for p in mid]
+        v.append(Verdict("TCP with threshold 3 and Linux's reordering adaptation keeps about "
+                         "600–825 Mbps (paper: 825 falling to ~600)",
+                         min(g) >= 480 and max(g) <= 990,
+                         ", ".join(f"P={p:g}: {x:.0f}" for p, x in zip(mid, g, strict=True))
+                         + " Mbps; a fixed threshold of 3 gets "
+                         + ", ".join(f"{by.loc[('TCP-3', p), 'goodput_mbps']:.0f}"
+                                     for p in mid)))
+        v.append(Verdict("TCP with threshold 3 and the adaptation loses goodput as more packets "
+                         "take path A (paper: 825 to ~600 Mbps)",
+                         g[-1] < g[0], f"{g[0]:.0f} Mbps at P={mid[0]:g}, {g[-1]:.0f} at "
+                                       f"P={mid[-1]:g}"))
         a, b = (sum(by.loc[(s, p), "goodput_mbps"] for p in mid) / len(mid)
                 for s in ("TCP-inf", "TCP-inf(200ms)"))
         v.append(Verdict("TCP with no threshold and RTOmin 200 ms gets less than with 10 ms",
@@ -526,7 +534,9 @@ def _ooo(quick: bool) -> Figure:
               "(spine1), whose bottleneck (256 KB) S2 (host 6 → host 1) also uses; Dest1's "
               "ACKs return over path B (`switch.routes`); RTOmin 10 ms unless named; "
               f"{duration:g} s per run; S1's goodput = bytes delivered in order × 8 / run "
-              "time. `-3` = duplicate-ACK threshold 3, `-inf` = off. Theory (footnote 11) "
+              "time. `-3` = duplicate-ACK threshold 3, `-inf` = off; `(linux)` raises the "
+              "threshold to the reordering seen, up to 127 segments, as the testbed's Linux "
+              "2.6.38 does (`transport.max_reordering`). Theory (footnote 11) "
               f"= min(G, G/2/(1−P)) with G = {LINE_GOODPUT_MBPS:.0f} Mbps, our line goodput "
               "(the paper's G = 910 Mbps).",
         sweep={"base_text": OOO_BASE, "seeds": 1, "schemes": schemes,

@@ -39,6 +39,9 @@ pub struct TcpConfig {
     pub notify: NotifyMode,
     /// Restart the timer when the first unacknowledged segment is retransmitted (Linux).
     pub rearm_rto: bool,
+    /// Linux's reordering adaptation (`tcp_update_reordering`): raise `dupthresh` to the
+    /// reordering seen, up to this many segments. `None`: the threshold stays fixed.
+    pub max_reordering: Option<u32>,
 }
 
 /// A segment the sender wants on the wire.
@@ -101,6 +104,9 @@ pub struct TcpSender<C: CongestionControl> {
     rto_min: Ps,
     rto_max: Ps,
     dupthresh: Option<u32>,
+    max_reordering: Option<u32>,
+    /// Times the duplicate-ACK threshold rose because reordering was seen.
+    pub reorder_raises: u32,
     /// Lowest unacknowledged byte; always a segment boundary (or `size`).
     una: u64,
     /// Next new byte to send.
@@ -176,6 +182,8 @@ impl<C: CongestionControl> TcpSender<C> {
             rto_min: cfg.rto_min,
             rto_max: cfg.rto_max,
             dupthresh: cfg.dupthresh,
+            max_reordering: cfg.max_reordering,
+            reorder_raises: 0,
             una: 0,
             nxt: 0,
             sb: VecDeque::new(),
@@ -347,6 +355,10 @@ impl<C: CongestionControl> TcpSender<C> {
             return; // acknowledges data never sent: ignore
         }
         let mut newly_acked = 0;
+        // One past the highest SACKed segment before this ACK: a never-retransmitted
+        // segment delivered below it arrived out of order, by this distance.
+        let fack = self.high_sacked;
+        let mut reordered = 0;
         if ack.cum > self.una {
             let new_seg = ack.cum.div_ceil(self.mss);
             for k in self.una_seg()..new_seg {
@@ -354,6 +366,9 @@ impl<C: CongestionControl> TcpSender<C> {
                     .sb
                     .pop_front()
                     .expect("acked segment is on the scoreboard");
+                if st & (SACKED | RETX) == 0 && k + 1 < fack {
+                    reordered = reordered.max(fack - k);
+                }
                 let tx = self.sb_tx.pop_front().expect("parallel to sb");
                 self.delivered_tx = self.delivered_tx.max(tx);
                 self.pipe -= Self::contrib(st, self.seg_len(k));
@@ -395,6 +410,9 @@ impl<C: CongestionControl> TcpSender<C> {
             for k in first..last {
                 let st = self.sb[(k - una_seg) as usize];
                 if st & SACKED == 0 {
+                    if st & RETX == 0 && k + 1 < fack {
+                        reordered = reordered.max(fack - k);
+                    }
                     self.set_state(k, st | SACKED);
                     let tx = self.sb_tx[(k - una_seg) as usize];
                     self.delivered_tx = self.delivered_tx.max(tx);
@@ -402,6 +420,13 @@ impl<C: CongestionControl> TcpSender<C> {
                 }
             }
             self.high_sacked = self.high_sacked.max(last);
+        }
+        if let (Some(max), Some(th)) = (self.max_reordering, self.dupthresh) {
+            let seen = reordered.min(max as u64) as u32;
+            if seen > th {
+                self.dupthresh = Some(seen);
+                self.reorder_raises += 1;
+            }
         }
         // CP §4.4: after the SACK blocks, so a PACK for bytes this very ACK reports
         // received is seen as stale.
@@ -1041,6 +1066,7 @@ mod tests {
             ooo_option: false,
             notify: NotifyMode::Tcp,
             rearm_rto: false,
+            max_reordering: None,
         }
     }
 
