@@ -165,14 +165,15 @@ impl StopReason {
     }
 }
 
-/// Calendar geometry for this network: slots narrow enough to hold a few events each
-/// when every host link is busy (~4 events per packet-time per host), and a ring long
-/// enough to hold the furthest hop (propagation + serialization of a jumbo frame).
+/// Calendar geometry for this network: slots narrow enough to hold about two events each
+/// when every host link is busy (~4 events per packet-time per host), so that a slot
+/// rarely needs sorting, and a ring long enough to hold the furthest hop (propagation +
+/// serialization of a jumbo frame) twice over.
 fn queue_geometry(t: &crate::scenario::TopologySpec, hosts: u32, net: &Network) -> (u32, u32) {
     let events_per_s = hosts as f64 * t.link_rate as f64 / (8.0 * 1538.0) * 4.0;
-    // ~8 events per slot: measured (cachegrind, fat-trees k=8 and k=16) to need the
-    // fewest instructions; narrower slots cost more cursor moves, wider ones more sorting.
-    let width_ps = 8.0 * 1e12 / events_per_s;
+    // Measured (fat-trees k=8 and k=16): 2 per slot beats 1 (more cursor moves) and 4
+    // (more sorting).
+    let width_ps = 2.0 * 1e12 / events_per_s;
     let shift = (width_ps.log2().floor() as u32).clamp(8, 20);
     let horizon = net
         .nodes
@@ -181,7 +182,7 @@ fn queue_geometry(t: &crate::scenario::TopologySpec, hosts: u32, net: &Network) 
         .map(|p| p.delay + p.serialization(9100))
         .max()
         .unwrap_or(0);
-    let slots_log2 = (64 - (horizon >> shift).leading_zeros()).clamp(12, 16);
+    let slots_log2 = (65 - (horizon >> shift).leading_zeros()).clamp(12, 17);
     (shift, slots_log2)
 }
 
