@@ -203,47 +203,64 @@ impl Arena {
     }
 }
 
-/// Per-port counters, exported in summary.json.
+/// Per-port counters, exported in summary.json. The fields every enqueue touches come
+/// first, so that with the port they fill one cache line.
 #[derive(Debug, Clone, Default)]
+#[repr(C)]
 pub struct PortStats {
-    pub enqueued: u64,
-    pub dropped: u64,
-    pub max_bytes: u64,
     /// ∫ occupancy dt, in byte·ps, for the time average.
     pub area: u128,
     pub last_change: Ps,
+    pub enqueued: u64,
+    pub max_bytes: u64,
+    pub dropped: u64,
     /// Packets CE-marked (or quenched) by the port's marker.
     pub marked: u64,
 }
 
+/// `Port::wake_at` when no wake-up is pending.
+pub const NO_WAKE: Ps = Ps::MAX;
+
+/// `Port::extras` bits: which optional mechanisms the port has.
+const HAS_PFABRIC: u8 = 1;
+const HAS_NOTIF: u8 = 2;
+const HAS_CODEL: u8 = 4;
+
 /// An egress port: 8 strict-priority FIFOs sharing `capacity` bytes, tail drop.
 /// The FIFOs are intrusive lists through the packets' hot headers.
+///
+/// Laid out by cache line (64 B): what every packet through the port reads, then the
+/// counters every enqueue updates, then the FIFO heads and tails (only when packets
+/// wait), then the optional mechanisms and the rest.
+#[repr(C, align(64))]
 pub struct Port {
-    pub peer: u32,
-    /// This link's port index at the peer (where a packet sent here arrives).
-    pub peer_port: u16,
-    pub rate: u64,
+    pub busy_until: Ps,
+    /// When the pending wake-up is due (an earlier, superseded one is ignored), or
+    /// [`NO_WAKE`].
+    pub wake_at: Ps,
+    pub bytes: u64,
+    pub capacity: u64,
     /// Exact picoseconds per byte at this rate, or 0 when not a whole number.
     ps_per_byte: u64,
     pub delay: Ps,
-    pub capacity: u64,
-    pub bytes: u64,
+    /// Threshold marking (`switch.ecn = "threshold"`): mark arrivals beyond K bytes.
+    pub mark_above: u64,
+    pub peer: u32,
+    /// This link's port index at the peer (where a packet sent here arrives).
+    pub peer_port: u16,
+    nonempty: u8,
+    /// HAS_* bits, so that the common path need not look at the boxes below.
+    extras: u8,
+    pub stats: PortStats,
     head: [u32; CLASSES],
     tail: [u32; CLASSES],
-    nonempty: u8,
-    pub busy_until: Ps,
-    pub wake_pending: bool,
-    /// When the pending wake-up is due (an earlier, superseded one is ignored).
-    pub wake_at: Ps,
-    pub stats: PortStats,
     /// `switch.queue = "pfabric"`: replaces the 8 FIFOs.
     pub pfabric: Option<Box<PFabricQueue>>,
     /// FastLane's notification queue (`switch.overflow = "fastlane"`).
     pub notif: Option<Box<NotifQueue>>,
     /// CoDel marking (`switch.ecn = "codel"`).
     pub codel: Option<Box<Codel>>,
-    /// Threshold marking (`switch.ecn = "threshold"`): mark arrivals beyond K bytes.
-    pub mark_above: u64,
+    pub rate: u64,
     /// CP: payload-cut packets created here and those refused by the extra allowance.
     pub cut: u64,
     pub cut_dropped: u64,
@@ -257,27 +274,73 @@ impl Port {
             0
         };
         Port {
-            peer,
-            peer_port,
-            rate,
+            busy_until: 0,
+            wake_at: NO_WAKE,
+            bytes: 0,
+            capacity,
             ps_per_byte,
             delay,
-            capacity,
-            bytes: 0,
+            mark_above: u64::MAX,
+            peer,
+            peer_port,
+            nonempty: 0,
+            extras: 0,
+            stats: PortStats::default(),
             head: [NIL; CLASSES],
             tail: [NIL; CLASSES],
-            nonempty: 0,
-            busy_until: 0,
-            wake_pending: false,
-            wake_at: 0,
-            stats: PortStats::default(),
             pfabric: None,
             notif: None,
             codel: None,
-            mark_above: u64::MAX,
+            rate,
             cut: 0,
             cut_dropped: 0,
         }
+    }
+
+    /// Installs the optional mechanisms (at construction).
+    pub fn set_extras(
+        &mut self,
+        pfabric: Option<Box<PFabricQueue>>,
+        notif: Option<Box<NotifQueue>>,
+        codel: Option<Box<Codel>>,
+    ) {
+        self.extras = (pfabric.is_some() as u8 * HAS_PFABRIC)
+            | (notif.is_some() as u8 * HAS_NOTIF)
+            | (codel.is_some() as u8 * HAS_CODEL);
+        self.pfabric = pfabric;
+        self.notif = notif;
+        self.codel = codel;
+    }
+
+    /// A plain FIFO port: no pFabric queue, notification queue or CoDel.
+    #[inline]
+    pub fn is_plain(&self) -> bool {
+        debug_assert_eq!(
+            self.extras == 0,
+            self.pfabric.is_none() && self.notif.is_none() && self.codel.is_none()
+        );
+        self.extras == 0
+    }
+
+    /// Nothing queued and the link free at `now`: a packet can start at once.
+    #[inline]
+    pub fn idle_at(&self, now: Ps) -> bool {
+        self.nonempty == 0 && self.busy_until <= now && self.wake_at == NO_WAKE
+    }
+
+    /// [`Port::enqueue`] immediately followed by [`Port::dequeue`] on an idle plain port:
+    /// the same counters, without the FIFO round trip. False when the packet does not fit.
+    #[inline]
+    pub fn pass_through(&mut self, now: Ps, wire: u64) -> bool {
+        debug_assert!(self.is_plain() && self.nonempty == 0);
+        if self.bytes + wire > self.capacity {
+            return false;
+        }
+        // account(now) twice with the packet in and out again adds nothing to the area.
+        self.account(now);
+        self.stats.max_bytes = self.stats.max_bytes.max(self.bytes + wire);
+        self.stats.enqueued += 1;
+        true
     }
 
     #[inline]
@@ -342,7 +405,7 @@ impl Port {
     /// The head of the highest-priority non-empty class (pFabric: its own choice).
     #[inline]
     pub fn dequeue(&mut self, now: Ps, hot: &[Hot]) -> Option<u32> {
-        if self.pfabric.is_some() {
+        if self.extras & HAS_PFABRIC != 0 {
             self.account(now);
             let q = self.pfabric.as_mut().unwrap();
             return q.dequeue(&mut self.bytes).map(|e| e.pkt);
@@ -365,13 +428,16 @@ impl Port {
     /// No data waiting (notifications aside).
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.nonempty == 0 && self.pfabric.as_ref().is_none_or(|q| q.is_empty())
+        self.nonempty == 0
+            && (self.extras & HAS_PFABRIC == 0
+                || self.pfabric.as_ref().is_none_or(|q| q.is_empty()))
     }
 
     /// Nothing at all to send: no data and no notification.
     #[inline]
     pub fn is_idle(&self) -> bool {
-        self.is_empty() && self.notif.as_ref().is_none_or(|n| n.is_empty())
+        self.is_empty()
+            && (self.extras & HAS_NOTIF == 0 || self.notif.as_ref().is_none_or(|n| n.is_empty()))
     }
 
     pub fn mean_bytes(&self, now: Ps) -> f64 {
@@ -383,14 +449,17 @@ impl Port {
     }
 }
 
-pub struct Node {
-    pub ports: Vec<Port>,
+struct Node {
+    ports: Vec<Port>,
 }
 
 /// The wired network: nodes with ports, and routes.
 pub struct Network {
     pub hosts: u32,
-    pub nodes: Vec<Node>,
+    /// Every node's ports, node by node: node n's are `ports[first_port[n]..first_port[n + 1]]`
+    /// (one array, so that reaching a port is one load, not two).
+    ports: Vec<Port>,
+    first_port: Vec<u32>,
     /// Per switch, its routes as runs of consecutive destinations sharing a port set:
     /// `runs[run_index[s]..run_index[s + 1]]` holds (first destination, set), ascending.
     /// Trees number hosts rack by rack, so a switch has a handful of runs, not one entry
@@ -561,9 +630,17 @@ impl Network {
             }
         }
         run_index.push(runs.len() as u32);
+        let mut first_port = Vec::with_capacity(n + 1);
+        let mut ports = Vec::new();
+        for node in nodes {
+            first_port.push(ports.len() as u32);
+            ports.extend(node.ports);
+        }
+        first_port.push(ports.len() as u32);
         let net = Network {
             hosts: topo.hosts,
-            nodes,
+            ports,
+            first_port,
             run_index,
             runs,
             weighted: set_weights.iter().any(Option::is_some),
@@ -584,7 +661,7 @@ impl Network {
         let mut dsts: Vec<usize> = overrides.keys().map(|&(_, d)| d).collect();
         dsts.sort_unstable();
         dsts.dedup();
-        let n = self.nodes.len();
+        let n = self.node_count();
         let hosts = self.hosts as usize;
         for d in dsts {
             // Iterative DFS with colours: 0 new, 1 on the stack, 2 done.
@@ -602,7 +679,7 @@ impl Network {
                         stack.pop();
                         continue;
                     }
-                    let v = self.nodes[u].ports[hops[*next] as usize].peer as usize;
+                    let v = self.port(u as u32, hops[*next] as u32).peer as usize;
                     *next += 1;
                     if v < hosts {
                         continue;
@@ -651,12 +728,12 @@ impl Network {
     /// (the first equal-cost choice at each switch; all are alike in our topologies).
     pub fn path(&self, src: u32, dst: u32) -> Vec<(u64, Ps)> {
         let mut hops = Vec::with_capacity(8);
-        let p = &self.nodes[src as usize].ports[0];
+        let p = self.port(src, 0);
         hops.push((p.rate, p.delay));
         let mut at = p.peer;
         while at != dst {
             let port = self.next_hops(at, dst)[0];
-            let p = &self.nodes[at as usize].ports[port as usize];
+            let p = self.port(at, port as u32);
             hops.push((p.rate, p.delay));
             at = p.peer;
         }
@@ -664,8 +741,37 @@ impl Network {
     }
 
     pub fn switch_ports(&self) -> impl Iterator<Item = &Port> {
-        self.nodes[self.hosts as usize..]
-            .iter()
-            .flat_map(|n| n.ports.iter())
+        self.ports[self.first_port[self.hosts as usize] as usize..].iter()
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.first_port.len() - 1
+    }
+
+    /// Port `port` of `node`.
+    #[inline]
+    pub fn port(&self, node: u32, port: u32) -> &Port {
+        &self.ports[(self.first_port[node as usize] + port) as usize]
+    }
+
+    #[inline]
+    pub fn port_mut(&mut self, node: u32, port: u32) -> &mut Port {
+        &mut self.ports[(self.first_port[node as usize] + port) as usize]
+    }
+
+    /// The ports of `node`, by index.
+    pub fn node_ports(&self, node: u32) -> &[Port] {
+        let n = node as usize;
+        &self.ports[self.first_port[n] as usize..self.first_port[n + 1] as usize]
+    }
+
+    pub fn node_ports_mut(&mut self, node: u32) -> &mut [Port] {
+        let n = node as usize;
+        &mut self.ports[self.first_port[n] as usize..self.first_port[n + 1] as usize]
+    }
+
+    /// Every port, node by node.
+    pub fn all_ports(&self) -> &[Port] {
+        &self.ports
     }
 }

@@ -2,10 +2,15 @@
 //!
 //! Most events land within a few microseconds of now (a packet reaching the next node, a
 //! port finishing a packet), while timers wait milliseconds. So near events go into a
-//! ring of slots (by default 4096 of 16.4 ns: a 67 µs window) in O(1), with a bitmap of
-//! occupied slots to find the next one; the slot being drained is sorted once, latest
-//! first, and popped from the back; events beyond the window wait in an overflow heap
-//! and move into the ring as the window reaches them.
+//! ring of narrow slots (about one event each when the network is busy) in O(1), with a
+//! bitmap of occupied slots to find the next one; events beyond the window wait in an
+//! overflow heap and move into the ring as the window reaches them.
+//!
+//! A slot is a singly linked list through a pool of nodes, so the ring itself is 4 bytes
+//! a slot and stays in cache, and a freed node is reused by the next push while still
+//! hot. When the cursor reaches a slot, its list (newest first) is copied into `cur`,
+//! which is kept latest first and popped from the back; with narrow slots it is usually
+//! already in order, so it is sorted only when it is not.
 //!
 //! Ties break by insertion sequence, so the order is total and every run is identical.
 
@@ -13,19 +18,29 @@ use crate::units::Ps;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// Default geometry: 4096 slots of 16.4 ns (a 67 µs window).
-const DEFAULT_SHIFT: u32 = 14;
+/// Default geometry: 4096 slots of 2 ns (an 8.4 µs window).
+const DEFAULT_SHIFT: u32 = 11;
 const DEFAULT_SLOTS_LOG2: u32 = 12;
 
+const NIL: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
 struct Item<T> {
     time: Ps,
     seq: u64,
     item: T,
 }
 
+impl<T> Item<T> {
+    #[inline]
+    fn key(&self) -> (Ps, u64) {
+        (self.time, self.seq)
+    }
+}
+
 impl<T> PartialEq for Item<T> {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.key() == o.key()
     }
 }
 impl<T> Eq for Item<T> {}
@@ -35,13 +50,21 @@ impl<T> PartialOrd for Item<T> {
     }
 }
 impl<T> Ord for Item<T> {
-    // Reversed, so that BinaryHeap (a max-heap) yields the earliest (time, seq).
+    // Reversed, so that BinaryHeap (a max-heap) yields the earliest (time, seq), and an
+    // ascending sort puts the latest first.
     fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+        o.key().cmp(&self.key())
     }
 }
 
-pub struct EventQueue<T> {
+/// A pooled list node: an event and the next (older-pushed) node of its slot.
+#[derive(Clone, Copy)]
+struct Node<T> {
+    it: Item<T>,
+    next: u32,
+}
+
+pub struct EventQueue<T: Copy> {
     /// Slot width is 2^shift ps; the ring has `slots` (a power of two) slots.
     shift: u32,
     slots: u64,
@@ -53,19 +76,25 @@ pub struct EventQueue<T> {
     cursor: u64,
     /// Events of the cursor's slot, sorted latest first (pop from the back).
     cur: Vec<Item<T>>,
-    /// Slot s, for cursor < s < cursor + slots, lives at ring[s & mask].
-    ring: Vec<Vec<Item<T>>>,
+    /// Slot s, for cursor < s < cursor + slots, is the list starting at
+    /// pool[head[s & mask]] (NIL when empty).
+    head: Vec<u32>,
     occupied: Vec<u64>,
+    pool: Vec<Node<T>>,
+    /// Free pool nodes, linked through `next`.
+    free: u32,
     far: BinaryHeap<Item<T>>,
+    /// Slot of the earliest overflow event (u64::MAX when none), to skip peeking.
+    far_slot: u64,
 }
 
-impl<T> Default for EventQueue<T> {
+impl<T: Copy> Default for EventQueue<T> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T> EventQueue<T> {
+impl<T: Copy> EventQueue<T> {
     pub fn new() -> Self {
         Self::with_geometry(DEFAULT_SHIFT, DEFAULT_SLOTS_LOG2)
     }
@@ -82,9 +111,12 @@ impl<T> EventQueue<T> {
             len: 0,
             cursor: 0,
             cur: Vec::new(),
-            ring: (0..slots).map(|_| Vec::new()).collect(),
+            head: vec![NIL; slots as usize],
             occupied: vec![0; (slots / 64) as usize],
+            pool: Vec::new(),
+            free: NIL,
             far: BinaryHeap::new(),
+            far_slot: u64::MAX,
         }
     }
 
@@ -118,9 +150,21 @@ impl<T> EventQueue<T> {
             self.cur.insert(at, it);
         } else if slot < self.cursor + self.slots {
             let i = (slot & self.mask) as usize;
-            self.ring[i].push(it);
+            let next = self.head[i];
+            let n = Node { it, next };
+            let at = if self.free != NIL {
+                let at = self.free;
+                self.free = self.pool[at as usize].next;
+                self.pool[at as usize] = n;
+                at
+            } else {
+                self.pool.push(n);
+                (self.pool.len() - 1) as u32
+            };
+            self.head[i] = at;
             self.occupied[i / 64] |= 1 << (i % 64);
         } else {
+            self.far_slot = self.far_slot.min(slot);
             self.far.push(it);
         }
     }
@@ -143,58 +187,80 @@ impl<T> EventQueue<T> {
     /// Moves the cursor to the next slot holding events and loads it.
     fn advance(&mut self) {
         let next_ring = self.next_occupied();
-        let next_far = self.far.peek().map(|it| it.time >> self.shift);
-        self.cursor = match (next_ring, next_far) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) => a,
-            (None, Some(b)) => b,
-            (None, None) => unreachable!("len > 0 but no events"),
-        };
+        self.cursor = next_ring.min(self.far_slot);
+        debug_assert!(self.cursor != u64::MAX, "len > 0 but no events");
         let i = (self.cursor & self.mask) as usize;
         if self.occupied[i / 64] & (1 << (i % 64)) != 0 {
             self.occupied[i / 64] &= !(1 << (i % 64));
-            // cur is empty here: swap the slot's buffer in and sort it once.
-            std::mem::swap(&mut self.cur, &mut self.ring[i]);
-            self.cur.sort_unstable();
+            // cur is empty here. The list runs newest push first, which is latest
+            // first whenever the slot holds a single time and came straight from push.
+            let mut at = std::mem::replace(&mut self.head[i], NIL);
+            let mut sorted = true;
+            loop {
+                let n = self.pool[at as usize];
+                self.pool[at as usize].next = self.free;
+                self.free = at;
+                self.cur.push(n.it);
+                at = n.next;
+                if at == NIL {
+                    break;
+                }
+                sorted &= n.it < self.pool[at as usize].it;
+            }
+            if !sorted {
+                self.cur.sort_unstable();
+            }
         }
         // The window moved: overflow events now inside it join the ring.
-        while self
-            .far
-            .peek()
-            .is_some_and(|it| (it.time >> self.shift) < self.cursor + self.slots)
-        {
-            let it = self.far.pop().unwrap();
-            self.place(it);
+        if self.far_slot < self.cursor + self.slots {
+            while self
+                .far
+                .peek()
+                .is_some_and(|it| (it.time >> self.shift) < self.cursor + self.slots)
+            {
+                let it = self.far.pop().unwrap();
+                self.place(it);
+            }
+            self.far_slot = self.far.peek().map_or(u64::MAX, |it| it.time >> self.shift);
         }
     }
 
-    /// The first occupied ring slot after the cursor, as an absolute slot number.
-    fn next_occupied(&self) -> Option<u64> {
+    /// The first occupied ring slot after the cursor, as an absolute slot number, or
+    /// u64::MAX when the ring is empty.
+    #[inline]
+    fn next_occupied(&self) -> u64 {
         let p = (self.cursor & self.mask) as usize;
         let base = self.cursor - p as u64;
         let start = p + 1;
-        // Scan words circularly starting at the word holding `start`.
-        let words = self.words;
-        for k in 0..=words {
-            let w = (start / 64 + k) % words;
-            let mut bits = self.occupied[w];
-            if k == 0 {
-                bits &= u64::MAX.checked_shl((start % 64) as u32).unwrap_or(0);
-            }
+        let wmask = self.words - 1;
+        // Most often the next event is in the same word, just after the cursor.
+        let w0 = (start / 64) & wmask;
+        let bits = self.occupied[w0] & u64::MAX.checked_shl((start % 64) as u32).unwrap_or(0);
+        if bits != 0 {
+            let i = w0 * 64 + bits.trailing_zeros() as usize;
+            return if i > p {
+                base + i as u64
+            } else {
+                base + self.slots + i as u64
+            };
+        }
+        // Scan the other words circularly, then the start word's bits before `start`.
+        for k in 1..=self.words {
+            let w = (start / 64 + k) & wmask;
+            let bits = self.occupied[w];
             if bits != 0 {
                 let i = w * 64 + bits.trailing_zeros() as usize;
-                if k == words && i >= start {
-                    return None; // wrapped all the way around
+                if k == self.words && i >= start {
+                    return u64::MAX; // wrapped all the way around
                 }
-                let abs = if i > p {
+                return if i > p {
                     base + i as u64
                 } else {
                     base + self.slots + i as u64
                 };
-                return Some(abs);
             }
         }
-        None
+        u64::MAX
     }
 }
 

@@ -8,7 +8,7 @@
 use crate::discipline::pfabric::{Entry, PFabricQueue};
 use crate::marking::codel::Codel;
 use crate::metrics::{ideal_fct, wire_bytes, FlowRecords};
-use crate::network::{Arena, Network, Packet, PktKind};
+use crate::network::{Arena, Network, Packet, PktKind, NO_WAKE};
 use crate::overflow::cut_payload::CUT_IP_BYTES;
 use crate::overflow::fastlane::{NotifQueue, NOTIFICATION_FRAME};
 use crate::overflow::source_quench::QUENCH_IP_BYTES;
@@ -165,23 +165,23 @@ impl StopReason {
     }
 }
 
-/// Calendar geometry for this network: slots narrow enough to hold a few events each
-/// when every host link is busy (~4 events per packet-time per host), and a ring long
-/// enough to hold the furthest hop (propagation + serialization of a jumbo frame).
+/// Calendar geometry for this network: slots narrow enough to hold about two events each
+/// when every host link is busy (~4 events per packet-time per host), so that a slot
+/// rarely needs sorting, and a ring long enough to hold the furthest hop (propagation +
+/// serialization of a jumbo frame) twice over.
 fn queue_geometry(t: &crate::scenario::TopologySpec, hosts: u32, net: &Network) -> (u32, u32) {
     let events_per_s = hosts as f64 * t.link_rate as f64 / (8.0 * 1538.0) * 4.0;
-    // ~8 events per slot: measured (cachegrind, fat-trees k=8 and k=16) to need the
-    // fewest instructions; narrower slots cost more cursor moves, wider ones more sorting.
-    let width_ps = 8.0 * 1e12 / events_per_s;
+    // Measured (fat-trees k=8 and k=16): 2 per slot beats 1 (more cursor moves) and 4
+    // (more sorting).
+    let width_ps = 2.0 * 1e12 / events_per_s;
     let shift = (width_ps.log2().floor() as u32).clamp(8, 20);
     let horizon = net
-        .nodes
+        .all_ports()
         .iter()
-        .flat_map(|n| n.ports.iter())
         .map(|p| p.delay + p.serialization(9100))
         .max()
         .unwrap_or(0);
-    let slots_log2 = (64 - (horizon >> shift).leading_zeros()).clamp(12, 16);
+    let slots_log2 = (65 - (horizon >> shift).leading_zeros()).clamp(12, 17);
     (shift, slots_log2)
 }
 
@@ -245,19 +245,20 @@ impl Sim {
         )
         .map_err(|m| ScenarioError::new("topology", &sc.topology.kind, m))?;
         let hosts = topo.hosts;
-        for (n, node) in net.nodes.iter_mut().enumerate() {
-            let is_switch = n as u32 >= hosts;
-            for p in &mut node.ports {
+        for n in 0..net.node_count() as u32 {
+            let is_switch = n >= hosts;
+            for p in net.node_ports_mut(n) {
                 // pFabric end hosts serve their NIC by priority too (pFabric §4.1).
-                if sc.switch.queue == QueueKind::PFabric {
-                    p.pfabric = Some(Box::<PFabricQueue>::default());
-                }
-                if is_switch && sc.switch.overflow == Overflow::FastLane {
-                    p.notif = Some(Box::new(NotifQueue::new(sc.switch.fastlane)));
-                }
-                if let (true, Some(c)) = (is_switch, sc.switch.codel) {
-                    p.codel = Some(Box::new(Codel::new(c)));
-                }
+                let pfabric =
+                    (sc.switch.queue == QueueKind::PFabric).then(Box::<PFabricQueue>::default);
+                let notif = (is_switch && sc.switch.overflow == Overflow::FastLane)
+                    .then(|| Box::new(NotifQueue::new(sc.switch.fastlane)));
+                let codel = sc
+                    .switch
+                    .codel
+                    .filter(|_| is_switch)
+                    .map(|c| Box::new(Codel::new(c)));
+                p.set_extras(pfabric, notif, codel);
                 if let (true, Some(k)) = (is_switch, sc.switch.ecn_threshold) {
                     p.mark_above = k;
                 }
@@ -406,10 +407,10 @@ impl Sim {
             match ev {
                 Ev::Arrive { node, pkt, port } => self.on_arrive(node, pkt, port),
                 Ev::PortFree { node, port } => {
-                    let p = &mut self.net.nodes[node as usize].ports[port as usize];
+                    let p = self.net.port_mut(node, port);
                     // Superseded wake-ups (see `enqueue`) are ignored.
-                    if p.wake_pending && p.wake_at == time {
-                        p.wake_pending = false;
+                    if p.wake_at == time {
+                        p.wake_at = NO_WAKE;
                         self.transmit_next(node, port);
                     }
                 }
@@ -791,7 +792,7 @@ impl Sim {
     fn enqueue(&mut self, node: u32, port: u32, pkt: u32, in_port: u16) {
         let now = self.now;
         let kind = self.pkts.hot(pkt).kind;
-        let port_ref = &mut self.net.nodes[node as usize].ports[port as usize];
+        let port_ref = self.net.port_mut(node, port);
         if kind == PktKind::Notify {
             if let Some(nq) = port_ref.notif.as_mut() {
                 // FastLane §3.3.2: notifications wait in their own capped buffer.
@@ -802,6 +803,15 @@ impl Sim {
                     return;
                 }
                 self.kick(node, port);
+                return;
+            }
+        }
+        if port_ref.is_plain() && port_ref.idle_at(now) {
+            // Most packets find their port idle: they go at once, without the round trip
+            // through the FIFO and kick (same counters, same order of effects).
+            let wire = self.pkts.hot(pkt).wire as u64;
+            if port_ref.pass_through(now, wire) {
+                self.send(node, port, pkt, false);
                 return;
             }
         }
@@ -828,13 +838,11 @@ impl Sim {
         } else if !port_ref.enqueue(now, pkt, &mut self.pkts.hot, 0)
             && !self.try_cut(node, port, pkt)
         {
-            self.net.nodes[node as usize].ports[port as usize]
-                .stats
-                .dropped += 1;
+            self.net.port_mut(node, port).stats.dropped += 1;
             self.on_drop(node, pkt, in_port);
             return;
         }
-        let p = &self.net.nodes[node as usize].ports[port as usize];
+        let p = self.net.port(node, port);
         if p.codel.is_some() {
             self.pkts.get_mut(pkt).enq = now;
         }
@@ -850,9 +858,7 @@ impl Sim {
 
     /// The ECN marker chose `pkt`: set CE, or with Source Quench tell its source.
     fn mark(&mut self, node: u32, port: u32, pkt: u32) {
-        self.net.nodes[node as usize].ports[port as usize]
-            .stats
-            .marked += 1;
+        self.net.port_mut(node, port).stats.marked += 1;
         self.counters.ecn_marks += 1;
         if self.overflow == Overflow::SourceQuench {
             self.send_quench(node, pkt);
@@ -884,11 +890,11 @@ impl Sim {
             c.wire = wire_bytes(CUT_IP_BYTES, self.framing);
             self.counters.cut_packets += 1;
             self.counters.cut_bytes += c.wire as u64;
-            self.net.nodes[node as usize].ports[port as usize].cut += 1;
+            self.net.port_mut(node, port).cut += 1;
             self.pkts.replace(pkt, c);
         }
         let now = self.now;
-        let port_ref = &mut self.net.nodes[node as usize].ports[port as usize];
+        let port_ref = self.net.port_mut(node, port);
         if port_ref.enqueue(now, pkt, &mut self.pkts.hot, self.cut_extra) {
             return true;
         }
@@ -903,12 +909,12 @@ impl Sim {
     #[inline]
     fn kick(&mut self, node: u32, port: u32) {
         let now = self.now;
-        let p = &mut self.net.nodes[node as usize].ports[port as usize];
-        if p.wake_pending {
+        let p = self.net.port_mut(node, port);
+        if p.wake_at != NO_WAKE {
             // A wake-up beyond the end of the current transmission only waits for the
             // notification cap (strict FastLane): the link is idle, so use it now.
             if p.busy_until <= now && p.wake_at > now {
-                p.wake_pending = false;
+                p.wake_at = NO_WAKE;
                 self.transmit_next(node, port);
             }
             return;
@@ -916,7 +922,6 @@ impl Sim {
         if p.busy_until <= now {
             self.transmit_next(node, port);
         } else {
-            p.wake_pending = true;
             p.wake_at = p.busy_until;
             let t = p.busy_until;
             self.push(t, Ev::PortFree { node, port });
@@ -959,7 +964,7 @@ impl Sim {
         n.hash = p.hash.rotate_left(29);
         self.pkts.replace(pkt, n);
         self.counters.notifications_generated += 1;
-        let port = &mut self.net.nodes[node as usize].ports[in_port as usize];
+        let port = self.net.port_mut(node, in_port as u32);
         let nq = port
             .notif
             .as_mut()
@@ -975,7 +980,7 @@ impl Sim {
 
     fn transmit_next(&mut self, node: u32, port: u32) {
         let now = self.now;
-        let p = &mut self.net.nodes[node as usize].ports[port as usize];
+        let p = self.net.port_mut(node, port);
         let data_waiting = !p.is_empty();
         let mut mark = false;
         let pkt = if p.notif.as_ref().is_some_and(|n| n.ready(now, data_waiting)) {
@@ -993,17 +998,26 @@ impl Sim {
         } else {
             // Only notifications wait, held back by a strict cap: wake when it allows.
             if let Some(n) = p.notif.as_ref().filter(|n| !n.is_empty()) {
-                p.wake_pending = true;
                 p.wake_at = n.next_ok().max(now);
                 let t = p.wake_at;
                 self.push(t, Ev::PortFree { node, port });
             }
             return;
         };
+        self.send(node, port, pkt, mark);
+    }
+
+    /// `pkt` starts on `node`'s `port` now: schedule its arrival at the peer and the
+    /// port's next wake-up.
+    #[inline]
+    fn send(&mut self, node: u32, port: u32, pkt: u32, mark: bool) {
+        let now = self.now;
+        let is_host = node < self.net.hosts;
+        let p = self.net.port_mut(node, port);
         let pkts = &self.pkts;
         let pk = pkts.hot(pkt);
         let wire = pk.wire;
-        if node < self.net.hosts && matches!(pk.kind, PktKind::Data | PktKind::Probe) {
+        if is_host && matches!(pk.kind, PktKind::Data | PktKind::Probe) {
             // The segment leaves the NIC queue: its flow may queue another.
             if let Some(f) = self.flows[pk.flow_slot as usize].as_mut() {
                 if f.id == pkts.get(pkt).flow_id {
@@ -1022,7 +1036,6 @@ impl Sim {
                 Some(n) if !data_waiting_after(p) && n.strict() => done.max(n.next_ok()),
                 _ => done,
             };
-            p.wake_pending = true;
             p.wake_at = at;
             self.push(at, Ev::PortFree { node, port });
         }
@@ -1195,8 +1208,8 @@ impl Sim {
 
     pub fn port_records(&self) -> PortRecords {
         let mut r = PortRecords::default();
-        for (n, node) in self.net.nodes.iter().enumerate() {
-            for (i, p) in node.ports.iter().enumerate() {
+        for n in 0..self.net.node_count() {
+            for (i, p) in self.net.node_ports(n as u32).iter().enumerate() {
                 r.node.push(n as u32);
                 r.port.push(i as u32);
                 r.peer.push(p.peer);
@@ -1276,15 +1289,16 @@ flows = [{ src = 1, dst = 0, size = "100KB" }]
         p.epoch = 3;
         let pkt = sim.pkts.alloc(p);
         let switch = sim.net.hosts;
-        let in_port = sim.net.nodes[switch as usize]
-            .ports
+        let in_port = sim
+            .net
+            .node_ports(switch)
             .iter()
             .position(|p| p.peer == 1)
             .unwrap();
         let generated = sim.counters.notifications_generated;
         sim.on_drop(switch, pkt, in_port as u16);
         assert_eq!(sim.counters.notifications_generated, generated + 1);
-        let port = &sim.net.nodes[switch as usize].ports[in_port];
+        let port = sim.net.port(switch, in_port as u32);
         let nq = port.notif.as_ref().unwrap();
         // Exactly one notification, and it is on its way out of the input port
         // (the idle link took it at once) or first in its queue.
@@ -1300,7 +1314,7 @@ flows = [{ src = 1, dst = 0, size = "100KB" }]
         assert_eq!(n.wire, NOTIFICATION_FRAME);
         assert_eq!(sim.pkts.hot(pkt).wire as u32, NOTIFICATION_FRAME);
         // The other ports saw nothing.
-        for (i, p) in sim.net.nodes[switch as usize].ports.iter().enumerate() {
+        for (i, p) in sim.net.node_ports(switch).iter().enumerate() {
             if i != in_port {
                 assert_eq!(p.notif.as_ref().unwrap().stats.enqueued, 0);
             }
@@ -1330,13 +1344,15 @@ flows = [{ src = 1, dst = 0, size = "100KB" }]
         let f = sim.flows[0].as_ref().unwrap();
         let (id, hash) = (f.id, f.hash);
         let switch = sim.net.hosts;
-        let out = sim.net.nodes[switch as usize]
-            .ports
+        let out = sim
+            .net
+            .node_ports(switch)
             .iter()
             .position(|p| p.peer == 0)
             .unwrap() as u32;
-        let in_port = sim.net.nodes[switch as usize]
-            .ports
+        let in_port = sim
+            .net
+            .node_ports(switch)
             .iter()
             .position(|p| p.peer == 1)
             .unwrap() as u16;
@@ -1362,7 +1378,7 @@ flows = [{ src = 1, dst = 0, size = "100KB" }]
         assert_eq!((c.kind, c.seq, c.len), (PktKind::Data, 3 * 1460, 1460));
         assert_eq!(c.wire, cut_wire);
         assert_eq!(sim.counters.cut_packets, cuts + 1);
-        let port = &sim.net.nodes[switch as usize].ports[out as usize];
+        let port = sim.net.port(switch, out);
         assert_eq!(port.cut, cuts + 1);
         // More cut packets fill the 200 B allowance, then are dropped; normal packets
         // are dropped outright.
@@ -1374,7 +1390,7 @@ flows = [{ src = 1, dst = 0, size = "100KB" }]
         let drops = sim.counters.drops;
         sim.enqueue(switch, out, normal, in_port);
         assert_eq!(sim.counters.drops, drops + 1);
-        let port = &sim.net.nodes[switch as usize].ports[out as usize];
+        let port = sim.net.port(switch, out);
         assert!(port.stats.max_bytes <= port.capacity + 200);
         assert!(
             port.stats.max_bytes > port.capacity,
