@@ -118,22 +118,15 @@ impl Workload {
                 sources,
                 destinations,
                 max_flows,
-            } => {
-                // λ (flows/s) = load · (sending hosts · link rate) / (8 · mean size).
-                let rate = load * sources.len() as f64 * link_rate as f64 / (8.0 * cdf.mean());
-                let mut p = Poisson {
-                    cdf: cdf.clone(),
-                    sources: sources.clone(),
-                    destinations: destinations.clone(),
-                    mean_gap_ps: PS_PER_S as f64 / rate,
-                    remaining: max_flows.unwrap_or(u64::MAX),
-                    next_time: 0,
-                    clock: 0.0,
-                    rng,
-                };
-                p.advance();
-                Workload::Poisson(p)
-            }
+            } => Workload::Poisson(Poisson::new(
+                *load,
+                cdf,
+                sources.clone(),
+                destinations.clone(),
+                *max_flows,
+                link_rate,
+                rng,
+            )),
             WorkloadSpec::Query {
                 load,
                 queries,
@@ -277,20 +270,16 @@ impl Traffic {
     ) -> Traffic {
         let background = background.map(|b| {
             let all: Vec<u32> = (0..hosts).collect();
-            let rate = b.load * hosts as f64 * link_rate as f64 / (8.0 * b.cdf.mean());
-            let mut gen = Poisson {
-                cdf: b.cdf.clone(),
-                sources: all.clone(),
-                destinations: all,
-                mean_gap_ps: PS_PER_S as f64 / rate,
-                remaining: u64::MAX,
-                next_time: 0,
-                clock: 0.0,
-                rng: background_rng,
-            };
-            gen.advance();
             Background {
-                gen,
+                gen: Poisson::new(
+                    b.load,
+                    &b.cdf,
+                    all.clone(),
+                    all,
+                    None,
+                    link_rate,
+                    background_rng,
+                ),
                 scale: b.scale,
                 scale_above: b.scale_above,
             }
@@ -481,6 +470,32 @@ pub struct Poisson {
 }
 
 impl Poisson {
+    /// Arrivals at the rate that makes the flows' payload `load` of the sources' links:
+    /// λ (flows/s) = load · (sending hosts · link rate) / (8 · mean size).
+    fn new(
+        load: f64,
+        cdf: &cdf::Cdf,
+        sources: Vec<u32>,
+        destinations: Vec<u32>,
+        max_flows: Option<u64>,
+        link_rate: u64,
+        rng: Rng,
+    ) -> Poisson {
+        let rate = load * sources.len() as f64 * link_rate as f64 / (8.0 * cdf.mean());
+        let mut p = Poisson {
+            cdf: cdf.clone(),
+            sources,
+            destinations,
+            mean_gap_ps: PS_PER_S as f64 / rate,
+            remaining: max_flows.unwrap_or(u64::MAX),
+            next_time: 0,
+            clock: 0.0,
+            rng,
+        };
+        p.advance();
+        p
+    }
+
     fn advance(&mut self) {
         self.clock += self.rng.exp(self.mean_gap_ps);
         self.next_time = self.clock.round() as Ps;
