@@ -1074,16 +1074,9 @@ fn read_background(r: &mut Reader, hosts: u32) -> Result<Option<BackgroundSpec>,
                 if is_off(v) {
                     return Ok(None);
                 }
-                let x = match v {
-                    Value::Float(f) => *f,
-                    Value::Integer(i) => *i as f64,
-                    _ => return Err("must be a number in (0, 1] or `off`".into()),
-                };
-                if x > 0.0 && x <= 1.0 {
-                    Ok(Some(x))
-                } else {
-                    Err("must be in (0, 1] or `off`".into())
-                }
+                load_fraction(v)
+                    .map(Some)
+                    .map_err(|e| format!("{e} or `off`"))
             },
             |o| match o {
                 Some(x) => Value::Float(*x),
@@ -1370,22 +1363,7 @@ impl<'a> Reader<'a> {
 
     fn load(&mut self) -> Result<f64, ScenarioError> {
         let v = self
-            .typed(
-                "workload.load",
-                |v| {
-                    let x = match v {
-                        Value::Float(f) => *f,
-                        Value::Integer(i) => *i as f64,
-                        _ => return Err("must be a number in (0, 1]".into()),
-                    };
-                    if x > 0.0 && x <= 1.0 {
-                        Ok(x)
-                    } else {
-                        Err("must be in (0, 1]".into())
-                    }
-                },
-                |&x| Value::Float(x),
-            )?
+            .typed("workload.load", load_fraction, |&x| Value::Float(x))?
             .expect("load has a default");
         Ok(v)
     }
@@ -1666,6 +1644,20 @@ fn inline_table(v: &Value) -> String {
             format!("{{ {} }}", parts.join(", "))
         }
         other => other.to_string(),
+    }
+}
+
+/// A load: a fraction of link capacity in (0, 1].
+fn load_fraction(v: &Value) -> Result<f64, String> {
+    let x = match v {
+        Value::Float(f) => *f,
+        Value::Integer(i) => *i as f64,
+        _ => return Err("must be a number in (0, 1]".into()),
+    };
+    if x > 0.0 && x <= 1.0 {
+        Ok(x)
+    } else {
+        Err("must be in (0, 1]".into())
     }
 }
 
