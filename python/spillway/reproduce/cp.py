@@ -241,7 +241,6 @@ def _outcast(quick: bool) -> Figure:
         fl += [{"src": 3 + i % 9, "dst": 0, "size": LONG_FLOW, "start": f"{10 * i + 5}us"}
                for i in range(n)]
         flows.append(fl)
-    schemes = {"TCP": {}, "DCTCP": DCTCP, "CP": CP, "DCTCP+CP": DCTCP | CP}
 
     def analyze(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
         f = _long_flows(res)
@@ -305,7 +304,7 @@ def _outcast(quick: bool) -> Figure:
               f"RTOmin 10 ms; {duration:g} s per run; goodput = bytes delivered in order "
               "× 8 / run time; EFJR = mean absolute deviation / mean of the experimental "
               "flows' goodputs.",
-        sweep={"base_text": TESTBED, "seeds": 1, "schemes": schemes,
+        sweep={"base_text": TESTBED, "seeds": 1, "schemes": SCHEMES,
                "set": {"workload.kind": "trace", "switch.edge_buffer": "128KB",
                        "host.rx_jitter": "10us", "transport.rto_min": "10ms",
                        "run.duration": f"{int(duration * 1000)}ms"},
@@ -569,7 +568,6 @@ def _realistic(quick: bool) -> list[Figure]:
             "workload.load": round(q_load, 8), "workload.background_load": round(bg_load, 6),
             "transport.rto_min": "10ms", "switch.buffer": "128KB",
             "run.duration": f"{duration}s"}
-    schemes = {"TCP": {}, "CP": CP, "DCTCP": DCTCP, "DCTCP+CP": DCTCP | CP}
 
     def qct(res: Results, axis: str) -> pd.DataFrame:
         q = res.sql(f"""SELECT p.scheme, p.{axis}, q.qct_ps FROM points p JOIN queries q
@@ -672,7 +670,7 @@ def _realistic(quick: bool) -> list[Figure]:
         Figure(id="cp_fig15_realistic",
                title="CP Fig. 15: query completion time under realistic traffic",
                source="CP §6.4 (Fig. 15)", setup=setup,
-               sweep={"base_text": TESTBED, "seeds": 1, "schemes": schemes, "set": base,
+               sweep={"base_text": TESTBED, "seeds": 1, "schemes": SCHEMES, "set": base,
                       "grid": {"switch.spine_buffer": ["128KB", "384KB"]}},
                analyze=analyze15, paper=paper15, metrics=[qct_percentiles, percentile]),
         Figure(id="cp_fig16a_10x",
@@ -680,7 +678,7 @@ def _realistic(quick: bool) -> list[Figure]:
                source="CP §6.4 (Fig. 16a), DCTCP §4.3",
                setup=setup + " 10x: responses are 20 KB and background flows larger than "
                              "1 MB are 10 times larger (arrival rates unchanged).",
-               sweep={"base_text": TESTBED, "seeds": 1, "schemes": schemes,
+               sweep={"base_text": TESTBED, "seeds": 1, "schemes": SCHEMES,
                       "set": base | {"workload.response_size": "20KB",
                                      "workload.background_scale": 10},
                       "grid": {"label.traffic": ["10x"]}},
