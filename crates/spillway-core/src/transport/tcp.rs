@@ -105,8 +105,6 @@ pub struct TcpSender<C: CongestionControl> {
     rto_max: Ps,
     dupthresh: Option<u32>,
     max_reordering: Option<u32>,
-    /// Times the duplicate-ACK threshold rose because reordering was seen.
-    pub reorder_raises: u32,
     /// Lowest unacknowledged byte; always a segment boundary (or `size`).
     una: u64,
     /// Next new byte to send.
@@ -183,7 +181,6 @@ impl<C: CongestionControl> TcpSender<C> {
             rto_max: cfg.rto_max,
             dupthresh: cfg.dupthresh,
             max_reordering: cfg.max_reordering,
-            reorder_raises: 0,
             una: 0,
             nxt: 0,
             sb: VecDeque::new(),
@@ -425,7 +422,6 @@ impl<C: CongestionControl> TcpSender<C> {
             let seen = reordered.min(max as u64) as u32;
             if seen > th {
                 self.dupthresh = Some(seen);
-                self.reorder_raises += 1;
             }
         }
         // CP §4.4: after the SACK blocks, so a PACK for bytes this very ACK reports
