@@ -205,6 +205,17 @@ pub const KEYS: &[KeyDef] = &[
     key!("transport.max_cwnd", Ty::IntOrOff, "off", &[],
         "Largest congestion window, in segments. `pfabric` defaults to twice `init_cwnd` (2 x BDP, Turbo §5)."),
     key!("transport.rwnd", Ty::Size, "1MB", &[], "Receive window: the most unacknowledged bytes a sender may have out."),
+    key!("transport.cwnd_increase", Ty::Choice(&["bytes", "acks"]), "bytes", &[],
+        "What the window grows by outside recovery. `bytes`: by the bytes each ACK newly acknowledges, \
+         one MSS per window's worth in congestion avoidance (RFC 5681 byte counting, RFC 3465 with L = 1). \
+         `acks`: by one MSS's worth per ACK that advances the cumulative ACK, however much it acknowledges \
+         (Linux 2.6's per-ACK counting, the CP testbed's kernel): a cumulative jump over data that arrived \
+         out of order counts once."),
+    key!("transport.ssthresh_from", Ty::Choice(&["flight", "cwnd"]), "flight", &[],
+        "What a loss, a timeout or an ECN echo halves to set ssthresh. `flight`: the data outstanding, \
+         snd.nxt - snd.una (RFC 5681's FlightSize, RFC 6675). `cwnd`: the congestion window (Linux's \
+         tcp_reno_ssthresh). They differ when data SACKed out of order is outstanding, or when the sender \
+         is not window-limited."),
     key!("transport.rto_min", Ty::Time, "1ms", &[], "Lower bound of the retransmission timeout (RFC 6298)."),
     key!("transport.rto_init", Ty::Time, "", &[], "Timeout before the first RTT sample; defaults to `rto_min`."),
     key!("transport.rto_max", Ty::Time, "60s", &[], "Upper bound of the backed-off timeout."),
@@ -428,6 +439,8 @@ pub struct TransportSpec {
     pub header_bytes: u32,
     pub init_cwnd: u32,
     pub rwnd: u64,
+    pub per_ack_increase: bool,
+    pub ssthresh_from_cwnd: bool,
     pub rto_min: Ps,
     pub rto_init: Ps,
     pub rto_max: Ps,
@@ -881,6 +894,8 @@ fn read_transport(r: &mut Reader, topo: &TopologySpec) -> Result<TransportSpec, 
         header_bytes,
         init_cwnd,
         rwnd,
+        per_ack_increase: r.choice("transport.cwnd_increase")? == "acks",
+        ssthresh_from_cwnd: r.choice("transport.ssthresh_from")? == "cwnd",
         rto_min,
         rto_init,
         rto_max,

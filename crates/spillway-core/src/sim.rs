@@ -269,6 +269,8 @@ impl Sim {
             mss: t.mss,
             init_cwnd: t.init_cwnd,
             rwnd: t.rwnd,
+            per_ack_increase: t.per_ack_increase,
+            ssthresh_from_cwnd: t.ssthresh_from_cwnd,
             rto_min: t.rto_min,
             rto_init: t.rto_init,
             rto_max: t.rto_max,

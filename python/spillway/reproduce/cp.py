@@ -53,6 +53,8 @@ ecn_threshold = "32KB"
 init_cwnd = 3
 rwnd = "256KB"
 rearm_rto = true
+cwnd_increase = "acks"
+ssthresh_from = "cwnd"
 """
 
 BASE = TESTBED + """
@@ -443,6 +445,8 @@ rx_jitter = "10us"
 init_cwnd = 3
 rwnd = "256KB"
 rearm_rto = true
+cwnd_increase = "acks"
+ssthresh_from = "cwnd"
 rto_min = "10ms"
 [workload]
 kind = "trace"

@@ -17,6 +17,11 @@ pub struct TcpConfig {
     pub mss: u32,
     pub init_cwnd: u32,
     pub rwnd: u64,
+    /// The window grows per ACK that advances `una` (Linux 2.6), not per byte it
+    /// acknowledges (RFC 5681 byte counting).
+    pub per_ack_increase: bool,
+    /// Reductions halve the congestion window (Linux), not the flight size (RFC 5681).
+    pub ssthresh_from_cwnd: bool,
     pub rto_min: Ps,
     pub rto_init: Ps,
     pub rto_max: Ps,
@@ -101,6 +106,8 @@ pub struct TcpSender<C: CongestionControl> {
     size: u64,
     mss: u64,
     rwnd: u64,
+    per_ack_increase: bool,
+    ssthresh_from_cwnd: bool,
     rto_min: Ps,
     rto_max: Ps,
     dupthresh: Option<u32>,
@@ -177,6 +184,8 @@ impl<C: CongestionControl> TcpSender<C> {
             size,
             mss,
             rwnd: cfg.rwnd,
+            per_ack_increase: cfg.per_ack_increase,
+            ssthresh_from_cwnd: cfg.ssthresh_from_cwnd,
             rto_min: cfg.rto_min,
             rto_max: cfg.rto_max,
             dupthresh: cfg.dupthresh,
@@ -244,6 +253,17 @@ impl<C: CongestionControl> TcpSender<C> {
     /// The FastLane notification table, for tests and metrics.
     pub fn notify_table(&self) -> &Recovery {
         &self.fl
+    }
+
+    /// What a window reduction halves: RFC 5681's FlightSize, or Linux's cwnd. They
+    /// differ by the SACKed bytes outstanding, which a multipath flow has many of.
+    #[inline]
+    fn reduction_base(&self) -> u64 {
+        if self.ssthresh_from_cwnd {
+            self.w.cwnd
+        } else {
+            self.nxt - self.una
+        }
     }
 
     /// Bytes in flight as the window sees them.
@@ -448,7 +468,7 @@ impl<C: CongestionControl> TcpSender<C> {
                 // Fast retransmit (RFC 6675 §5 / RFC 6582 §3.2 step 2).
                 self.in_recovery = true;
                 self.recover = self.nxt;
-                let flight = self.nxt - self.una;
+                let flight = self.reduction_base();
                 self.cc.on_loss(&mut self.w, flight);
                 self.mark_head_lost();
                 self.retx_now = true;
@@ -461,7 +481,14 @@ impl<C: CongestionControl> TcpSender<C> {
             self.in_recovery = false;
             self.cc.on_recovery_end(&mut self.w);
         } else if !self.in_recovery && !self.fl.active() && newly_acked > 0 {
-            self.cc.on_ack(&mut self.w, newly_acked);
+            // Linux 2.6 counts ACKs, not bytes: a cumulative jump over data that arrived
+            // out of order grows the window as one segment would.
+            let counted = if self.per_ack_increase {
+                newly_acked.min(self.mss)
+            } else {
+                newly_acked
+            };
+            self.cc.on_ack(&mut self.w, counted);
         }
         self.settle_notified();
         if newly_acked > 0 {
@@ -483,7 +510,7 @@ impl<C: CongestionControl> TcpSender<C> {
         }
         self.timeouts += 1;
         self.consecutive_timeouts += 1;
-        let flight = self.nxt - self.una;
+        let flight = self.reduction_base();
         self.cc.on_timeout(&mut self.w, flight);
         self.backoff += 1;
         // Everything is resent below: notifications from before now are stale (§3.4.1).
@@ -541,7 +568,7 @@ impl<C: CongestionControl> TcpSender<C> {
         if !self.in_recovery && !self.fl.active() {
             self.in_recovery = true;
             self.recover = self.nxt;
-            let flight = self.nxt - self.una;
+            let flight = self.reduction_base();
             self.cc.on_loss(&mut self.w, flight);
             self.retx_now = true;
         }
@@ -553,7 +580,7 @@ impl<C: CongestionControl> TcpSender<C> {
         if self.in_recovery || self.fl.active() || self.una < self.cwr_until {
             return;
         }
-        let flight = self.nxt - self.una;
+        let flight = self.reduction_base();
         self.cc.on_ecn(&mut self.w, flight);
         self.cwr_until = self.nxt;
         self.ecn_reductions += 1;
@@ -1050,6 +1077,8 @@ mod tests {
             mss: 1000,
             init_cwnd: 4,
             rwnd: 1 << 20,
+            per_ack_increase: false,
+            ssthresh_from_cwnd: false,
             rto_min: 1_000,
             rto_init: 1_000,
             rto_max: 1_000_000,
