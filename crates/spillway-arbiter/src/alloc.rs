@@ -42,25 +42,11 @@ pub enum Mode {
 }
 
 /// The allocation of one batch: the grants of timeslots `first .. first + width`.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Batch {
     first: u64,
     width: u32,
-    /// The grants are `grants[..len]`. The buffer keeps the largest size a batch can
-    /// need (one grant per endpoint and timeslot) and is written by index: no capacity
-    /// check or length store per grant on the hot path.
     grants: Vec<Grant>,
-    len: usize,
-}
-
-impl std::fmt::Debug for Batch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Batch")
-            .field("first", &self.first)
-            .field("width", &self.width)
-            .field("grants", &self.grants())
-            .finish()
-    }
 }
 
 impl Batch {
@@ -75,11 +61,11 @@ impl Batch {
     }
     /// All grants of the batch, in no particular order.
     pub fn grants(&self) -> &[Grant] {
-        &self.grants[..self.len]
+        &self.grants
     }
     /// The matching of timeslot `first + k`.
     pub fn timeslot(&self, k: u32) -> impl Iterator<Item = Flow> + '_ {
-        self.grants()
+        self.grants
             .iter()
             .filter(move |g| g.slot == k)
             .map(Grant::flow)
@@ -87,23 +73,7 @@ impl Batch {
     pub(crate) fn reset(&mut self, first: u64, width: u32) {
         self.first = first;
         self.width = width;
-        self.len = 0;
-    }
-    /// Room for `n` grants (grows once, then never: no allocation in steady state).
-    pub(crate) fn room(&mut self, n: usize) {
-        if self.grants.len() < n {
-            let none = Grant {
-                slot: 0,
-                src: 0,
-                dst: 0,
-            };
-            self.grants.resize(n, none);
-        }
-    }
-    #[inline(always)]
-    pub(crate) fn push(&mut self, g: Grant) {
-        self.grants[self.len] = g;
-        self.len += 1;
+        self.grants.clear();
     }
 }
 
@@ -288,13 +258,13 @@ impl Core {
         }
         out.reset(first, self.width);
         // At most one grant per endpoint and timeslot: no growth on the hot path.
-        out.room(d.endpoints() * self.width as usize);
+        out.grants.reserve(d.endpoints() * self.width as usize);
     }
 
     #[inline(always)]
     fn grant<const RACKS: bool>(&mut self, d: &DemandTable, f: Flow, k: u32, out: &mut Batch) {
-        self.slots.place::<RACKS>(f, k, out.len as u32);
-        out.push(Grant {
+        self.slots.place::<RACKS>(f, k, out.grants.len() as u32);
+        out.grants.push(Grant {
             slot: k,
             src: f.src,
             dst: f.dst,
@@ -349,8 +319,8 @@ impl Core {
             return self.exit(d, t, key, blocked);
         }
         let k = a.trailing_zeros();
-        self.slots.place::<RACKS>(t.f(), k, out.len as u32);
-        out.push(Grant {
+        self.slots.place::<RACKS>(t.f(), k, out.grants.len() as u32);
+        out.grants.push(Grant {
             slot: k,
             src: t.f().src,
             dst: t.f().dst,
@@ -417,7 +387,6 @@ impl Core {
             stride,
             len: [0; 64],
             grants: &mut out.grants,
-            ng: out.len,
         };
         let mut i = 0;
         for &f in arrivals {
@@ -431,21 +400,16 @@ impl Core {
         for &p in &pending[i..] {
             b.offer(p, stale);
         }
-        let (mut len, ng) = (b.len, b.ng);
-        out.len = drain(
-            d,
-            self.first,
-            self.absent,
-            &mut self.slots.src_free[..n],
-            &mut self.slots.dst_free[..n],
-            &mut self.flat,
-            stride,
-            &mut len,
-            width,
-            &mut out.grants,
-            ng,
-            leftover,
-        );
+        for k in 0..width {
+            let key = b.first + k as u64 + 1;
+            let mut j = 0;
+            // Tokens only move to later bins: bin k is complete when reached.
+            while j < b.len[k] as usize {
+                let t = b.bins[k * stride + j];
+                b.step(t, key, leftover);
+                j += 1;
+            }
+        }
     }
 
     /// Give `f` every free slot it can use (min-FCT and the final greedy pass). Returns
@@ -530,56 +494,6 @@ impl Core {
     }
 }
 
-/// Re-offer the binned tokens of [`Core::maxmin_flat`] in slot order; returns the
-/// number of grants. A function of its own, with the working set in arguments: as
-/// fields of [`Flat`], they were reloaded from the stack on every grant.
-#[allow(clippy::too_many_arguments)]
-#[inline(never)]
-fn drain(
-    d: &DemandTable,
-    first: u64,
-    absent: bool,
-    sf: &mut [u64],
-    df: &mut [u64],
-    bins: &mut [Tok],
-    stride: usize,
-    len: &mut [u32; 64],
-    width: usize,
-    grants: &mut [Grant],
-    mut ng: usize,
-    leftover: &mut Vec<Pend>,
-) -> usize {
-    for k in 0..width.min(64) {
-        let key = first + k as u64 + 1;
-        // Tokens only move to later bins: bin k is complete when reached.
-        for j in 0..len[k] as usize {
-            let t = bins[k * stride + j];
-            let (s, r) = (t.f().src as usize, t.f().dst as usize);
-            let a = sf[s] & df[r];
-            if a == 0 {
-                exit(d, absent, t, key, leftover);
-                continue;
-            }
-            let slot = a.trailing_zeros();
-            debug_assert!(slot as usize > k);
-            sf[s] &= !(1 << slot);
-            df[r] &= !(1 << slot);
-            grants[ng] = Grant {
-                slot,
-                src: t.f().src,
-                dst: t.f().dst,
-            };
-            ng += 1;
-            if let Some(t) = granted(d, t, first + slot as u64, leftover) {
-                let l = &mut len[slot as usize & 63];
-                bins[(slot as usize & 63) * stride + *l as usize] = t;
-                *l += 1;
-            }
-        }
-    }
-    ng
-}
-
 /// The working set of [`Core::maxmin_flat`], as local references.
 struct Flat<'a> {
     d: &'a DemandTable,
@@ -590,9 +504,7 @@ struct Flat<'a> {
     bins: &'a mut [Tok],
     stride: usize,
     len: [u32; 64],
-    grants: &'a mut [Grant],
-    /// Grants so far: `grants[..ng]`.
-    ng: usize,
+    grants: &'a mut Vec<Grant>,
 }
 
 impl Flat<'_> {
@@ -615,12 +527,11 @@ impl Flat<'_> {
         let k = a.trailing_zeros();
         self.sf[s] &= !(1 << k);
         self.df[r] &= !(1 << k);
-        self.grants[self.ng] = Grant {
+        self.grants.push(Grant {
             slot: k,
             src: t.f().src,
             dst: t.f().dst,
-        };
-        self.ng += 1;
+        });
         let Some(t) = granted(self.d, t, self.first + k as u64, blocked) else {
             return;
         };
