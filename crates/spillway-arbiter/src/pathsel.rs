@@ -511,8 +511,9 @@ pub struct TwoTier {
     edges: Vec<(u32, u32)>,
     which: Vec<u32>,
     colors: Vec<u32>,
-    /// Physical core of each color (64 entries: indexing needs no bounds check).
-    phys: [u32; 64],
+    /// Physical core of each color, as the output value (64 entries: indexing needs no
+    /// bounds check, and a packet's output is one copy).
+    phys: [Option<u32>; 64],
 }
 
 impl TwoTier {
@@ -521,7 +522,7 @@ impl TwoTier {
         if racks > MAX_VERTICES {
             return Err(PathError::BadVertex(racks as u32));
         }
-        let phys = std::array::from_fn(|c| cores.phys.get(c).copied().unwrap_or(0));
+        let phys = std::array::from_fn(|c| Some(cores.phys.get(c).copied().unwrap_or(0)));
         Ok(TwoTier {
             rack_of,
             racks,
@@ -564,7 +565,7 @@ impl TwoTier {
                 }
             };
             let out = &mut out[..flows.len()];
-            let colored = |i: usize, c: u32| out[i] = Some(phys[c as usize & 63]);
+            let colored = |i: usize, c: u32| out[i] = phys[c as usize & 63];
             return self.alt.color_items(flows.len(), c, ends, colored);
         }
         // Inter-rack packets only, written branch-free into buffers sized for all (kept
