@@ -273,17 +273,15 @@ pub struct AlternatingPaths {
     free: [u64; 2 * MAX_VERTICES],
     /// Edge index holding color c at vertex v: `at[v * 64 + c]`. Valid only where bit c
     /// of `free[v]` is clear, so it never needs clearing between calls.
-    at: Box<[u16; 2 * MAX_VERTICES * 64]>,
+    /// Inline, next to `free`: one base register addresses both.
+    at: [u16; 2 * MAX_VERTICES * 64],
 }
 
 impl Default for AlternatingPaths {
     fn default() -> Self {
         AlternatingPaths {
             free: [0; 2 * MAX_VERTICES],
-            at: vec![0; 2 * MAX_VERTICES * 64]
-                .into_boxed_slice()
-                .try_into()
-                .unwrap_or_else(|_| unreachable!("sized above")),
+            at: [0; 2 * MAX_VERTICES * 64],
         }
     }
 }
@@ -352,7 +350,7 @@ impl AlternatingPaths {
             u64::MAX >> (64 - colors.min(64))
         };
         self.free = [all; 2 * MAX_VERTICES];
-        let (free, at) = (&mut self.free, &mut *self.at);
+        let (free, at) = (&mut self.free, &mut self.at);
         // Only colored items are on alternating paths, and those have vertices.
         let on_path = |e: usize| match ends(e) {
             Ok(Some((l, r))) => (l as usize & 63, 64 | (r as usize & 63)),
@@ -461,6 +459,90 @@ fn flip(
     }
 }
 
+/// [`AlternatingPaths::color_items`] for [`TwoTier`], written out over the flows and
+/// outputs: with `ends` and `colored` as closures, the compiler kept the captured
+/// slices on the stack and reloaded them for every packet.
+#[inline(never)]
+fn two_tier(
+    alt: &mut AlternatingPaths,
+    flows: &[Flow],
+    rack_of: &[u32],
+    phys: &[Option<u32>; 64],
+    out: &mut [Option<u32>],
+    colors: u32,
+) -> Result<(), PathError> {
+    debug_assert!(colors <= 64 && flows.len() < NONE as usize);
+    let all = if colors == 0 {
+        0
+    } else {
+        u64::MAX >> (64 - colors.min(64))
+    };
+    alt.free = [all; 2 * MAX_VERTICES];
+    let (free, at) = (&mut alt.free, &mut alt.at);
+    let mut cur = 0usize;
+    let mut fu = free[0];
+    let out = &mut out[..flows.len()];
+    for i in 0..flows.len() {
+        let f = flows[i];
+        let (Some(&rs), Some(&rd)) = (rack_of.get(f.src as usize), rack_of.get(f.dst as usize))
+        else {
+            return Err(PathError::BadVertex(f.src.max(f.dst)));
+        };
+        if rs == rd {
+            continue;
+        }
+        // Racks below 64 (checked in `TwoTier::new`); the masks make indexing provably
+        // in bounds.
+        let (u, w) = (rs as usize & 63, 64 | (rd as usize & 63));
+        if u != cur {
+            free[cur] = fu;
+            cur = u;
+            fu = free[u];
+        }
+        let mut fw = free[w];
+        let mut common = fu & fw;
+        if common == 0 {
+            if fu == 0 || fw == 0 {
+                let ends = |i: usize| {
+                    let f = flows[i];
+                    match (rack_of.get(f.src as usize), rack_of.get(f.dst as usize)) {
+                        (Some(&rs), Some(&rd)) if rs != rd => Ok(Some((rs, rd))),
+                        (Some(_), Some(_)) => Ok(None),
+                        _ => Err(PathError::BadVertex(f.src.max(f.dst))),
+                    }
+                };
+                return Err(out_of_colors(flows.len(), colors, &ends));
+            }
+            let (a, b) = (fu.trailing_zeros(), fw.trailing_zeros());
+            let on_path = |e: usize| {
+                let f = flows[e];
+                let (rs, rd) = (rack_of[f.src as usize], rack_of[f.dst as usize]);
+                (rs as usize & 63, 64 | (rd as usize & 63))
+            };
+            flip(
+                free,
+                at,
+                &on_path,
+                &mut |e, c| out[e] = phys[c as usize & 63],
+                w,
+                a,
+                b,
+            );
+            // The path never reaches u (bipartite): only w's mask changed.
+            fw = free[w];
+            common = 1 << a;
+        }
+        let c = common.trailing_zeros() as usize;
+        fu &= !(1 << c);
+        free[w] = fw & !(1 << c);
+        at[u * 64 + c] = i as u16;
+        at[w * 64 + c] = i as u16;
+        out[i] = phys[c];
+    }
+    free[cur] = fu;
+    Ok(())
+}
+
 /// Core switches with heterogeneous link rates as virtual switches (§4): a core whose
 /// rack links carry `m` times the endpoint rate becomes `m` virtual cores; a color is a
 /// virtual core, and all of a core's virtual copies route through the physical one.
@@ -554,19 +636,8 @@ impl TwoTier {
             out.clear();
             out.resize(flows.len(), None);
             let (phys, rack_of) = (&self.phys, &self.rack_of[..]);
-            // Source racks and destination racks below 64 (checked in `new`); a packet
-            // that stays in its rack is not colored.
-            let ends = |i: usize| {
-                let f = flows[i];
-                match (rack_of.get(f.src as usize), rack_of.get(f.dst as usize)) {
-                    (Some(&rs), Some(&rd)) if rs != rd => Ok(Some((rs, rd))),
-                    (Some(_), Some(_)) => Ok(None),
-                    _ => Err(PathError::BadVertex(f.src.max(f.dst))),
-                }
-            };
             let out = &mut out[..flows.len()];
-            let colored = |i: usize, c: u32| out[i] = phys[c as usize & 63];
-            return self.alt.color_items(flows.len(), c, ends, colored);
+            return two_tier(&mut self.alt, flows, rack_of, phys, out, c);
         }
         // Inter-rack packets only, written branch-free into buffers sized for all (kept
         // at the largest size seen: no clearing), through local slices so that their
