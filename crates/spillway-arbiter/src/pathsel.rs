@@ -271,7 +271,7 @@ fn augment(l: usize, adj: &[u64; MAX_VERTICES], match_r: &mut [u8], visited: &mu
 pub struct AlternatingPaths {
     /// Free colors per vertex (left 0..64, right 64..128).
     free: [u64; 2 * MAX_VERTICES],
-    /// Edge index holding color c at vertex v: `at[v * 64 + c]`. Valid only where bit c
+    /// Edge index holding color c at vertex v: `at[c * 128 + v]`. Valid only where bit c
     /// of `free[v]` is clear, so it never needs clearing between calls.
     /// Inline, next to `free`: one base register addresses both.
     at: [u16; 2 * MAX_VERTICES * 64],
@@ -388,8 +388,8 @@ impl AlternatingPaths {
             let c = common.trailing_zeros() as usize;
             fu &= !(1 << c);
             free[w] = fw & !(1 << c);
-            at[u * 64 + c] = i as u16;
-            at[w * 64 + c] = i as u16;
+            at[c * 128 + u] = i as u16;
+            at[c * 128 + w] = i as u16;
             colored(i, c as u32);
         }
         free[cur] = fu;
@@ -439,22 +439,22 @@ fn flip(
     let (ab, bits) = ((a ^ b) as usize, (1u64 << a) | (1u64 << b));
     free[w] ^= bits;
     let (mut v, mut c) = (w, a as usize);
-    let mut e = at[v * 64 + c] as usize;
+    let mut e = at[c * 128 + v] as usize;
     loop {
         // Edge e between v and x goes from color c to c2.
         let (l, r) = ends(e);
         let x = if l == v { r } else { l };
         let c2 = c ^ ab;
-        at[v * 64 + c2] = e as u16;
+        at[c2 * 128 + v] = e as u16;
         colored(e, c2 as u32);
         if free[x] >> c2 & 1 == 1 {
             // x has no c2 edge: the path ends; at x, c is now free and c2 used.
-            at[x * 64 + c2] = e as u16;
+            at[c2 * 128 + x] = e as u16;
             free[x] ^= bits;
             return;
         }
-        let next = at[x * 64 + c2] as usize;
-        at[x * 64 + c2] = e as u16;
+        let next = at[c2 * 128 + x] as usize;
+        at[c2 * 128 + x] = e as u16;
         (v, c, e) = (x, c2, next);
     }
 }
@@ -535,8 +535,9 @@ fn two_tier(
         let c = common.trailing_zeros() as usize;
         fu &= !(1 << c);
         free[w] = fw & !(1 << c);
-        at[u * 64 + c] = i as u16;
-        at[w * 64 + c] = i as u16;
+        // Color-major: the two entries of a color are one `w - u` apart.
+        at[c * 128 + u] = i as u16;
+        at[c * 128 + w] = i as u16;
         out[i] = phys[c];
     }
     free[cur] = fu;
