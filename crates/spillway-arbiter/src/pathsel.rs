@@ -268,14 +268,22 @@ fn augment(l: usize, adj: &[u64; MAX_VERTICES], match_r: &mut [u8], visited: &mu
 /// (it cannot reach the source in a bipartite graph), then use a. Any degree, exactly
 /// D colors, no padding. Free colors per vertex are u64 bitmasks (find-first-set), so
 /// the common case is one AND; at most 64 colors.
-#[derive(Default)]
 pub struct AlternatingPaths {
-    /// Free colors per vertex (left 0..n, right n..2n).
-    free: Vec<u64>,
-    /// Edge index holding color c at vertex v: `at[v * 64 + c]`. Valid only where bit c
+    /// Free colors per vertex (left 0..64, right 64..128).
+    free: [u64; 2 * MAX_VERTICES],
+    /// Edge index holding color c at vertex v: `at[c * 128 + v]`. Valid only where bit c
     /// of `free[v]` is clear, so it never needs clearing between calls.
-    at: Vec<u16>,
-    path: Vec<u16>,
+    /// Inline, next to `free`: one base register addresses both.
+    at: [u16; 2 * MAX_VERTICES * 64],
+}
+
+impl Default for AlternatingPaths {
+    fn default() -> Self {
+        AlternatingPaths {
+            free: [0; 2 * MAX_VERTICES],
+            at: [0; 2 * MAX_VERTICES * 64],
+        }
+    }
 }
 
 impl AlternatingPaths {
@@ -313,45 +321,39 @@ impl AlternatingPaths {
         out.resize(edges.len(), 0);
         let ends = |e: usize| {
             let (l, r) = edges[e];
-            Ok(Some((l as usize & 63, 64 + (r as usize & 63))))
+            Ok(Some((l, r)))
         };
-        self.color_items(edges.len(), d, out, ends, |_, _| {})?;
+        self.color_items(edges.len(), d, ends, |i, c| out[i] = c)?;
         Ok(d)
     }
 
-    /// The coloring loop. Items `0..len`: `ends(i)` gives item i's vertices (left
-    /// `0..64`, right `64..128`), `None` for an item to leave uncolored, or an error;
-    /// colors are `0..colors` (`colors <= 64`); `col[i]` gets item i's color and
-    /// `colored(i, c)` is called whenever an item's color is set or changed. Fails, on a
-    /// cold path, if a vertex has more than `colors` items (or `ends` fails).
-    fn color_items(
+    /// The coloring loop. Items `0..len`: `ends(i)` gives item i's vertices (left and
+    /// right, both below 64), `None` for an item to leave uncolored, or an error; colors
+    /// are `0..colors` (`colors <= 64`). `colored(i, c)` is called whenever an item's
+    /// color is set or changed. Fails, on a cold path, if a vertex has more than
+    /// `colors` items (or `ends` fails).
+    #[inline(always)]
+    fn color_items<E>(
         &mut self,
         len: usize,
         colors: u32,
-        col: &mut [u32],
-        ends: impl Fn(usize) -> Result<Option<(usize, usize)>, PathError>,
+        ends: E,
         mut colored: impl FnMut(usize, u32),
-    ) -> Result<(), PathError> {
-        debug_assert!(colors <= 64 && len < NONE as usize && col.len() >= len);
-        let all = if colors == 64 {
-            u64::MAX
+    ) -> Result<(), PathError>
+    where
+        E: Fn(usize) -> Result<Option<(u32, u32)>, PathError>,
+    {
+        debug_assert!(colors <= 64 && len < NONE as usize);
+        let all = if colors == 0 {
+            0
         } else {
-            (1u64 << colors) - 1
+            u64::MAX >> (64 - colors.min(64))
         };
-        self.free.clear();
-        self.free.resize(2 * MAX_VERTICES, all);
-        if self.at.len() < 2 * MAX_VERTICES * 64 {
-            self.at.resize(2 * MAX_VERTICES * 64, 0);
-        }
-        let free: &mut [u64; 2 * MAX_VERTICES] =
-            (&mut self.free[..]).try_into().expect("sized above");
-        let at: &mut [u16; 2 * MAX_VERTICES * 64] = (&mut self.at[..2 * MAX_VERTICES * 64])
-            .try_into()
-            .expect("sized above");
-        let col = &mut col[..len];
+        self.free = [all; 2 * MAX_VERTICES];
+        let (free, at) = (&mut self.free, &mut self.at);
         // Only colored items are on alternating paths, and those have vertices.
         let on_path = |e: usize| match ends(e) {
-            Ok(Some((u, w))) => (u & 127, w & 127),
+            Ok(Some((l, r))) => (l as usize & 63, 64 | (r as usize & 63)),
             _ => unreachable!("an item on an alternating path has been colored"),
         };
         // The source's free mask stays in a register while consecutive items share the
@@ -360,99 +362,186 @@ impl AlternatingPaths {
         let mut cur = 0usize;
         let mut fu = free[0];
         for i in 0..len {
-            let Some((u, w)) = ends(i)? else {
+            let Some((l, r)) = ends(i)? else {
                 continue;
             };
-            // `ends` keeps vertices below 128; the masks make the indexing provably
-            // in bounds.
-            let (u, w) = (u & 127, w & 127);
+            // Vertices below 64 (callers check); the masks make indexing provably in
+            // bounds.
+            let (u, w) = (l as usize & 63, 64 | (r as usize & 63));
             if u != cur {
                 free[cur] = fu;
                 cur = u;
                 fu = free[u];
             }
-            let common = fu & free[w];
-            let c = if common != 0 {
-                common.trailing_zeros()
-            } else {
-                if fu == 0 || free[w] == 0 {
-                    // Out of colors: report the largest degree (or an error of `ends`
-                    // further on, as when items are checked before coloring).
-                    let mut deg = [0u32; 2 * MAX_VERTICES];
-                    for e in 0..len {
-                        if let Some((u, w)) = ends(e)? {
-                            deg[u & 127] += 1;
-                            deg[w & 127] += 1;
-                        }
-                    }
-                    return Err(PathError::DegreeExceedsColors {
-                        degree: deg.into_iter().max().unwrap_or(0),
-                        colors,
-                    });
+            let mut fw = free[w];
+            let mut common = fu & fw;
+            if common == 0 {
+                if fu == 0 || fw == 0 {
+                    return Err(out_of_colors(len, colors, &ends));
                 }
-                let a = fu.trailing_zeros();
-                let b = free[w].trailing_zeros();
-                free[u] = fu;
-                Self::flip(free, at, &mut self.path, col, on_path, w, a, b);
-                fu = free[u];
-                for &e in &self.path {
-                    colored(e as usize, col[e as usize]);
-                }
-                a
-            };
-            col[i] = c;
-            colored(i, c);
+                let (a, b) = (fu.trailing_zeros(), fw.trailing_zeros());
+                flip(free, at, &on_path, &mut colored, w, a, b);
+                // The path never reaches u (bipartite): only w's mask changed.
+                fw = free[w];
+                common = 1 << a;
+            }
+            let c = common.trailing_zeros() as usize;
             fu &= !(1 << c);
-            free[w] &= !(1 << c);
-            at[u * 64 + c as usize] = i as u16;
-            at[w * 64 + c as usize] = i as u16;
+            free[w] = fw & !(1 << c);
+            at[c * 128 + u] = i as u16;
+            at[c * 128 + w] = i as u16;
+            colored(i, c as u32);
         }
         free[cur] = fu;
         Ok(())
     }
+}
 
-    /// Swap colors a and b on the a/b alternating path starting at `v` with color a;
-    /// `col[e]` is edge e's color, `ends(e)` its two vertices. The path's edges are left
-    /// in `path`.
-    #[allow(clippy::too_many_arguments)]
-    #[cold]
-    fn flip(
-        free: &mut [u64; 2 * MAX_VERTICES],
-        at: &mut [u16; 2 * MAX_VERTICES * 64],
-        path: &mut Vec<u16>,
-        out: &mut [u32],
-        ends: impl Fn(usize) -> (usize, usize),
-        mut v: usize,
-        a: u32,
-        b: u32,
-    ) {
-        path.clear();
-        let mut c = a;
-        while free[v] >> c & 1 == 0 {
-            let e = at[v * 64 + c as usize];
-            path.push(e);
-            let (x, y) = ends(e as usize);
-            v = if x == v { y } else { x };
-            c ^= a ^ b;
-        }
-        // Unset all first, then set with the other color: the path's vertices in the
-        // middle swap one a and one b edge, so nothing collides.
-        for &e in path.iter() {
-            let (x, y) = ends(e as usize);
-            let c = out[e as usize];
-            free[x] |= 1 << c;
-            free[y] |= 1 << c;
-        }
-        for &e in path.iter() {
-            let (x, y) = ends(e as usize);
-            let c = out[e as usize] ^ a ^ b;
-            out[e as usize] = c;
-            free[x] &= !(1 << c);
-            free[y] &= !(1 << c);
-            at[x * 64 + c as usize] = e;
-            at[y * 64 + c as usize] = e;
+/// Out of colors: the largest degree, or an error of `ends` further on (as when items are
+/// checked before coloring).
+#[cold]
+#[inline(never)]
+fn out_of_colors(
+    len: usize,
+    colors: u32,
+    ends: &impl Fn(usize) -> Result<Option<(u32, u32)>, PathError>,
+) -> PathError {
+    let mut deg = [0u32; 2 * MAX_VERTICES];
+    for e in 0..len {
+        match ends(e) {
+            Ok(Some((l, r))) => {
+                deg[l as usize & 63] += 1;
+                deg[64 + (r as usize & 63)] += 1;
+            }
+            Ok(None) => {}
+            Err(err) => return err,
         }
     }
+    PathError::DegreeExceedsColors {
+        degree: deg.into_iter().max().unwrap_or(0),
+        colors,
+    }
+}
+
+/// Swap colors a and b on the a/b alternating path from the right vertex `w` (a used
+/// there, b free), in one pass: each step reads the next edge before taking its slot.
+#[cold]
+#[inline(never)]
+fn flip(
+    free: &mut [u64; 2 * MAX_VERTICES],
+    at: &mut [u16; 2 * MAX_VERTICES * 64],
+    ends: &impl Fn(usize) -> (usize, usize),
+    colored: &mut impl FnMut(usize, u32),
+    w: usize,
+    a: u32,
+    b: u32,
+) {
+    let (ab, bits) = ((a ^ b) as usize, (1u64 << a) | (1u64 << b));
+    free[w] ^= bits;
+    let (mut v, mut c) = (w, a as usize);
+    let mut e = at[c * 128 + v] as usize;
+    loop {
+        // Edge e between v and x goes from color c to c2.
+        let (l, r) = ends(e);
+        let x = if l == v { r } else { l };
+        let c2 = c ^ ab;
+        at[c2 * 128 + v] = e as u16;
+        colored(e, c2 as u32);
+        if free[x] >> c2 & 1 == 1 {
+            // x has no c2 edge: the path ends; at x, c is now free and c2 used.
+            at[c2 * 128 + x] = e as u16;
+            free[x] ^= bits;
+            return;
+        }
+        let next = at[c2 * 128 + x] as usize;
+        at[c2 * 128 + x] = e as u16;
+        (v, c, e) = (x, c2, next);
+    }
+}
+
+/// [`AlternatingPaths::color_items`] for [`TwoTier`], written out over the flows and
+/// outputs: with `ends` and `colored` as closures, the compiler kept the captured
+/// slices on the stack and reloaded them for every packet.
+#[inline(never)]
+fn two_tier(
+    alt: &mut AlternatingPaths,
+    flows: &[Flow],
+    rack_of: &[u32],
+    phys: &[Option<u32>; 64],
+    out: &mut [Option<u32>],
+    colors: u32,
+) -> Result<(), PathError> {
+    debug_assert!(colors <= 64 && flows.len() < NONE as usize);
+    let all = if colors == 0 {
+        0
+    } else {
+        u64::MAX >> (64 - colors.min(64))
+    };
+    alt.free = [all; 2 * MAX_VERTICES];
+    let (free, at) = (&mut alt.free, &mut alt.at);
+    let mut cur = 0usize;
+    let mut fu = free[0];
+    let out = &mut out[..flows.len()];
+    for i in 0..flows.len() {
+        let f = flows[i];
+        let (Some(&rs), Some(&rd)) = (rack_of.get(f.src as usize), rack_of.get(f.dst as usize))
+        else {
+            return Err(PathError::BadVertex(f.src.max(f.dst)));
+        };
+        if rs == rd {
+            continue;
+        }
+        // Racks below 64 (checked in `TwoTier::new`); the masks make indexing provably
+        // in bounds.
+        let (u, w) = (rs as usize & 63, 64 | (rd as usize & 63));
+        if u != cur {
+            free[cur] = fu;
+            cur = u;
+            fu = free[u];
+        }
+        let mut fw = free[w];
+        let mut common = fu & fw;
+        if common == 0 {
+            if fu == 0 || fw == 0 {
+                let ends = |i: usize| {
+                    let f = flows[i];
+                    match (rack_of.get(f.src as usize), rack_of.get(f.dst as usize)) {
+                        (Some(&rs), Some(&rd)) if rs != rd => Ok(Some((rs, rd))),
+                        (Some(_), Some(_)) => Ok(None),
+                        _ => Err(PathError::BadVertex(f.src.max(f.dst))),
+                    }
+                };
+                return Err(out_of_colors(flows.len(), colors, &ends));
+            }
+            let (a, b) = (fu.trailing_zeros(), fw.trailing_zeros());
+            let on_path = |e: usize| {
+                let f = flows[e];
+                let (rs, rd) = (rack_of[f.src as usize], rack_of[f.dst as usize]);
+                (rs as usize & 63, 64 | (rd as usize & 63))
+            };
+            flip(
+                free,
+                at,
+                &on_path,
+                &mut |e, c| out[e] = phys[c as usize & 63],
+                w,
+                a,
+                b,
+            );
+            // The path never reaches u (bipartite): only w's mask changed.
+            fw = free[w];
+            common = 1 << a;
+        }
+        let c = common.trailing_zeros() as usize;
+        fu &= !(1 << c);
+        free[w] = fw & !(1 << c);
+        // Color-major: the two entries of a color are one `w - u` apart.
+        at[c * 128 + u] = i as u16;
+        at[c * 128 + w] = i as u16;
+        out[i] = phys[c];
+    }
+    free[cur] = fu;
+    Ok(())
 }
 
 /// Core switches with heterogeneous link rates as virtual switches (§4): a core whose
@@ -505,6 +594,9 @@ pub struct TwoTier {
     edges: Vec<(u32, u32)>,
     which: Vec<u32>,
     colors: Vec<u32>,
+    /// Physical core of each color, as the output value (64 entries: indexing needs no
+    /// bounds check, and a packet's output is one copy).
+    phys: [Option<u32>; 64],
 }
 
 impl TwoTier {
@@ -513,6 +605,7 @@ impl TwoTier {
         if racks > MAX_VERTICES {
             return Err(PathError::BadVertex(racks as u32));
         }
+        let phys = std::array::from_fn(|c| Some(cores.phys.get(c).copied().unwrap_or(0)));
         Ok(TwoTier {
             rack_of,
             racks,
@@ -523,6 +616,7 @@ impl TwoTier {
             edges: Vec::new(),
             which: Vec::new(),
             colors: Vec::new(),
+            phys,
         })
     }
 
@@ -542,26 +636,9 @@ impl TwoTier {
             // than paths is found when its colors run out.
             out.clear();
             out.resize(flows.len(), None);
-            if self.colors.len() < flows.len() {
-                self.colors.resize(flows.len(), 0);
-            }
-            let (cores, rack_of) = (&self.cores, &self.rack_of[..]);
-            // Source racks 0..64, destination racks 64..128 (racks < 64, checked in
-            // `new`); a packet that stays in its rack is not colored.
-            let ends = |i: usize| {
-                let f = flows[i];
-                match (rack_of.get(f.src as usize), rack_of.get(f.dst as usize)) {
-                    (Some(&rs), Some(&rd)) if rs != rd => {
-                        Ok(Some((rs as usize & 63, 64 + (rd as usize & 63))))
-                    }
-                    (Some(_), Some(_)) => Ok(None),
-                    _ => Err(PathError::BadVertex(f.src.max(f.dst))),
-                }
-            };
-            let colored = |i: usize, c: u32| out[i] = Some(cores.physical(c));
-            return self
-                .alt
-                .color_items(flows.len(), c, &mut self.colors, ends, colored);
+            let (phys, rack_of) = (&self.phys, &self.rack_of[..]);
+            let out = &mut out[..flows.len()];
+            return two_tier(&mut self.alt, flows, rack_of, phys, out, c);
         }
         // Inter-rack packets only, written branch-free into buffers sized for all (kept
         // at the largest size seen: no clearing), through local slices so that their

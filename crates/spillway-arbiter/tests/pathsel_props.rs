@@ -224,3 +224,41 @@ fn full_permutation_of_512_endpoints() {
     assert!(up.values().all(|&v| v <= 8));
     assert!(out.iter().filter(|p| p.is_some()).count() > 400);
 }
+
+/// Many full 512-endpoint permutations (Experiment G's shape): rack degrees of ~31 of
+/// 32 colors make every call swap colors along several alternating paths, so the
+/// one-pass path flip is exercised hundreds of times; no link may carry more than its
+/// core's eight virtual paths, and every inter-rack packet gets a core.
+#[test]
+fn many_full_permutations_never_overload_a_link() {
+    let rack_of: Vec<u32> = (0..512).map(|e| e / 32).collect();
+    let mut sel = TwoTier::new(rack_of.clone(), VirtualCores::new(&[8; 4])).unwrap();
+    let mut perm: Vec<u32> = (0..512).collect();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut out = Vec::new();
+    for _ in 0..300 {
+        for i in (1..512).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            perm.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        let flows: Vec<Flow> = (0..512u32)
+            .map(|s| Flow {
+                src: s,
+                dst: perm[s as usize],
+            })
+            .collect();
+        sel.select(&flows, &mut out).unwrap();
+        let (mut up, mut down) = (HashMap::new(), HashMap::new());
+        for (f, p) in flows.iter().zip(&out) {
+            let (rs, rd) = (rack_of[f.src as usize], rack_of[f.dst as usize]);
+            assert_eq!(p.is_some(), rs != rd);
+            if let Some(c) = *p {
+                *up.entry((rs, c)).or_insert(0) += 1;
+                *down.entry((c, rd)).or_insert(0) += 1;
+            }
+        }
+        assert!(up.values().chain(down.values()).all(|&v| v <= 8));
+    }
+}
