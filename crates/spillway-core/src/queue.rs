@@ -137,17 +137,28 @@ impl<T: Copy> EventQueue<T> {
     /// Equal times pop in push order without a sequence number in the ring: a slot's
     /// list is in push order, `cur` keeps it, and overflow events (the only ones pushed
     /// out of order) join the ring before any later push can reach their slot.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Ps, item: T) {
         self.len += 1;
         let slot = time >> self.shift;
         debug_assert!(slot >= self.cursor, "event in the past");
+        // Nearly every event lands in the ring ahead of the cursor: that path is inlined
+        // at every call site, the rest is not.
+        if slot > self.cursor && slot < self.cursor + self.slots {
+            self.link(slot, time, item);
+        } else {
+            self.push_slow(slot, time, item);
+        }
+    }
+
+    /// [`Self::push`] into the slot being drained or beyond the ring.
+    #[cold]
+    #[inline(never)]
+    fn push_slow(&mut self, slot: u64, time: Ps, item: T) {
         if slot <= self.cursor {
             // After every queued event of the same time or earlier.
             let at = self.cur.partition_point(|x| x.0 > time);
             self.cur.insert(at, (time, item));
-        } else if slot < self.cursor + self.slots {
-            self.link(slot, time, item);
         } else {
             self.seq += 1;
             self.far_slot = self.far_slot.min(slot);
@@ -160,7 +171,7 @@ impl<T: Copy> EventQueue<T> {
     }
 
     /// Puts an event at the front of ring slot `slot`'s list.
-    #[inline]
+    #[inline(always)]
     fn link(&mut self, slot: u64, time: Ps, item: T) {
         let i = (slot & self.mask) as usize;
         let next = self.head[i];

@@ -380,7 +380,7 @@ impl Sim {
         self.workload.has_queries()
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, time: Ps, ev: Ev) {
         self.heap.push(time, ev);
     }
@@ -789,7 +789,26 @@ impl Sim {
 
     /// Offers `pkt` to a port's queue; `in_port` is where it entered `node` (u16::MAX
     /// at its source host).
+    #[inline(always)]
     fn enqueue(&mut self, node: u32, port: u32, pkt: u32, in_port: u16) {
+        let now = self.now;
+        let port_ref = self.net.port_mut(node, port);
+        if port_ref.is_plain() && port_ref.idle_at(now) {
+            // Most packets find their port idle: they go at once, without the round trip
+            // through the FIFO and kick (same counters, same order of effects). Inlined
+            // at the call sites, this path makes no call but the event push.
+            let wire = self.pkts.hot(pkt).wire as u64;
+            if port_ref.pass_through(now, wire) {
+                self.send(node, port, pkt, false);
+                return;
+            }
+        }
+        self.enqueue_waiting(node, port, pkt, in_port);
+    }
+
+    /// [`Self::enqueue`] when the packet cannot start at once (or does not fit).
+    #[inline(never)]
+    fn enqueue_waiting(&mut self, node: u32, port: u32, pkt: u32, in_port: u16) {
         let now = self.now;
         let kind = self.pkts.hot(pkt).kind;
         let port_ref = self.net.port_mut(node, port);
@@ -806,15 +825,8 @@ impl Sim {
                 return;
             }
         }
-        if port_ref.is_plain() && port_ref.idle_at(now) {
-            // Most packets find their port idle: they go at once, without the round trip
-            // through the FIFO and kick (same counters, same order of effects).
-            let wire = self.pkts.hot(pkt).wire as u64;
-            if port_ref.pass_through(now, wire) {
-                self.send(node, port, pkt, false);
-                return;
-            }
-        }
+        // (A plain idle port refused the packet above only when it does not fit: it is
+        // dropped below, as it would be had it been offered to the FIFO.)
         if port_ref.pfabric.is_some() {
             let (hot, cold) = (self.pkts.hot(pkt), self.pkts.get(pkt));
             let e = Entry {
@@ -1009,23 +1021,15 @@ impl Sim {
 
     /// `pkt` starts on `node`'s `port` now: schedule its arrival at the peer and the
     /// port's next wake-up.
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, node: u32, port: u32, pkt: u32, mark: bool) {
         let now = self.now;
-        let is_host = node < self.net.hosts;
-        let p = self.net.port_mut(node, port);
-        let pkts = &self.pkts;
-        let pk = pkts.hot(pkt);
+        let pk = self.pkts.hot(pkt);
         let wire = pk.wire;
-        if is_host && matches!(pk.kind, PktKind::Data | PktKind::Probe) {
-            // The segment leaves the NIC queue: its flow may queue another.
-            if let Some(f) = self.flows[pk.flow_slot as usize].as_mut() {
-                if f.id == pkts.get(pkt).flow_id {
-                    f.in_nic -= 1;
-                    self.nic_wake.push(pk.flow_slot);
-                }
-            }
+        if node < self.net.hosts && matches!(pk.kind, PktKind::Data | PktKind::Probe) {
+            self.left_nic(pkt);
         }
+        let p = self.net.port_mut(node, port);
         let done = now + p.serialization(wire as u64);
         p.busy_until = done;
         let (peer, peer_port, delay) = (p.peer, p.peer_port, p.delay);
@@ -1050,6 +1054,18 @@ impl Sim {
         );
         if mark {
             self.mark(node, port, pkt);
+        }
+    }
+
+    /// A data segment or probe left its source's NIC queue: its flow may queue another.
+    #[inline(never)]
+    fn left_nic(&mut self, pkt: u32) {
+        let slot = self.pkts.hot(pkt).flow_slot;
+        if let Some(f) = self.flows[slot as usize].as_mut() {
+            if f.id == self.pkts.get(pkt).flow_id {
+                f.in_nic -= 1;
+                self.nic_wake.push(slot);
+            }
         }
     }
 
