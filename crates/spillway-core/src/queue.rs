@@ -243,7 +243,7 @@ impl<T: Copy> EventQueue<T> {
         }
         if !sorted {
             // Stable, so equal times stay last pushed first.
-            self.cur.sort_by(|a, b| b.0.cmp(&a.0));
+            self.cur.sort_by_key(|x| std::cmp::Reverse(x.0));
         }
     }
 
