@@ -144,7 +144,8 @@ impl<T: Copy> EventQueue<T> {
         debug_assert!(slot >= self.cursor, "event in the past");
         // Nearly every event lands in the ring ahead of the cursor: that path is inlined
         // at every call site, the rest is not.
-        if slot > self.cursor && slot < self.cursor + self.slots {
+        // cursor < slot < cursor + slots, in one compare.
+        if slot.wrapping_sub(self.cursor + 1) < self.slots - 1 {
             self.link(slot, time, item);
         } else {
             self.push_slow(slot, time, item);
@@ -192,20 +193,20 @@ impl<T: Copy> EventQueue<T> {
     /// Pops the earliest event (the first pushed among equal times).
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, T)> {
-        loop {
-            if let Some(it) = self.cur.pop() {
-                self.len -= 1;
-                return Some(it);
-            }
-            if self.len == 0 {
-                return None;
-            }
-            self.advance();
+        if let Some(it) = self.cur.pop() {
+            self.len -= 1;
+            return Some(it);
         }
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.advance())
     }
 
-    /// Moves the cursor to the next slot holding events and loads it.
-    fn advance(&mut self) {
+    /// Moves the cursor to the next slot holding events, and returns its earliest
+    /// event; the others wait in `cur`.
+    fn advance(&mut self) -> (Ps, T) {
         let next_ring = self.next_occupied();
         self.cursor = next_ring.min(self.far_slot);
         debug_assert!(self.cursor != u64::MAX, "len > 0 but no events");
@@ -227,11 +228,20 @@ impl<T: Copy> EventQueue<T> {
         let i = (self.cursor & self.mask) as usize;
         debug_assert!(self.occupied[i / 64] & (1 << (i % 64)) != 0);
         self.occupied[i / 64] &= !(1 << (i % 64));
+        let at = std::mem::replace(&mut self.head[i], NIL);
+        let n = self.pool[at as usize];
+        self.pool[at as usize].next = self.free;
+        self.free = at;
+        if n.next == NIL {
+            // A slot of one event (the common case): no trip through `cur`.
+            return (n.time, n.item);
+        }
         // cur is empty here. The list runs last pushed first, which is latest first
         // whenever its times never decrease in push order (the usual case).
-        let mut at = std::mem::replace(&mut self.head[i], NIL);
+        self.cur.push((n.time, n.item));
         let mut sorted = true;
-        let mut prev = Ps::MAX;
+        let mut prev = n.time;
+        let mut at = n.next;
         while at != NIL {
             let n = self.pool[at as usize];
             self.pool[at as usize].next = self.free;
@@ -245,6 +255,7 @@ impl<T: Copy> EventQueue<T> {
             // Stable, so equal times stay last pushed first.
             self.cur.sort_by_key(|x| std::cmp::Reverse(x.0));
         }
+        self.cur.pop().expect("the slot had two events or more")
     }
 
     /// The first occupied ring slot after the cursor, as an absolute slot number, or

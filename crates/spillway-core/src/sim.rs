@@ -220,8 +220,9 @@ pub struct Sim {
     /// Flows whose segment just left their NIC: offered another slot after this event.
     nic_wake: Vec<u32>,
     procs: Vec<HostProc>,
-    duration: Option<Ps>,
-    max_events: Option<u64>,
+    /// `run.duration` and `run.max_events`, u64::MAX when unset (one compare an event).
+    end_time: Ps,
+    event_limit: u64,
     seed: u64,
     next_flow_id: u64,
     segs: Vec<SegOut>,
@@ -345,8 +346,8 @@ impl Sim {
                 .map_or(u32::MAX, |v| v.min(u32::MAX as u64) as u32),
             nic_wake: Vec::new(),
             procs: (0..hosts).map(|_| HostProc::default()).collect(),
-            duration: sc.run.duration,
-            max_events: sc.run.max_events,
+            end_time: sc.run.duration.unwrap_or(Ps::MAX),
+            event_limit: sc.run.max_events.unwrap_or(u64::MAX),
             seed: sc.run.seed,
             next_flow_id: 0,
             segs: Vec::new(),
@@ -395,12 +396,10 @@ impl Sim {
                 self.end(StopReason::AllFlowsDone);
                 break;
             };
-            if let Some(d) = self.duration {
-                if time > d {
-                    self.now = d;
-                    self.end(StopReason::Duration);
-                    break;
-                }
+            if time > self.end_time {
+                self.now = self.end_time;
+                self.end(StopReason::Duration);
+                break;
             }
             self.now = time;
             self.counters.events += 1;
@@ -434,10 +433,8 @@ impl Sim {
             while let Some(slot) = self.nic_wake.pop() {
                 self.poll_flow(slot);
             }
-            if let Some(m) = self.max_events {
-                if self.counters.events >= m && !self.finished() {
-                    self.end(StopReason::MaxEvents);
-                }
+            if self.counters.events >= self.event_limit && !self.finished() {
+                self.end(StopReason::MaxEvents);
             }
         }
         self.finished()
