@@ -788,14 +788,14 @@ impl Network {
     }
 
     /// Equal-cost egress ports at `switch` toward host `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn next_hops(&self, switch: u32, dst: u32) -> &[u16] {
         let (off, len) = self.sets[self.route_set(switch, dst)];
         &self.set_ports[off as usize..(off + len) as usize]
     }
 
     /// Index of the port set `switch` uses toward `dst`.
-    #[inline]
+    #[inline(always)]
     fn route_set(&self, switch: u32, dst: u32) -> usize {
         self.windows[(switch - self.hosts) as usize].set(dst, &self.window_sets) as usize
     }

@@ -140,6 +140,55 @@ pub struct PortRecords {
     pub cut_dropped: Vec<u64>,
 }
 
+/// What [`Sim::deliver`] reads of a packet.
+struct Delivered {
+    flow_slot: u32,
+    flow_id: u64,
+    kind: PktKind,
+    orig: PktKind,
+    ppl: bool,
+    seq: u64,
+    len: u32,
+    ts: Ps,
+    retx: bool,
+    ce: bool,
+    epoch: u16,
+    ack: Option<AckInfo>,
+}
+
+impl Delivered {
+    #[inline(always)]
+    fn of(p: &Packet) -> Delivered {
+        Delivered {
+            flow_slot: p.flow_slot,
+            flow_id: p.flow_id,
+            kind: p.kind,
+            orig: p.orig,
+            ppl: p.ppl,
+            seq: p.seq,
+            len: p.len,
+            ts: p.ts,
+            retx: p.retx,
+            ce: p.ce,
+            epoch: p.epoch,
+            ack: if p.kind == PktKind::Ack {
+                Some(AckInfo {
+                    cum: p.seq,
+                    sack: p.sack,
+                    nsack: p.nsack,
+                    echo_ts: p.ts,
+                    echo_retx: p.retx,
+                    ece: p.ece,
+                    ooo: p.ooo,
+                    pack: p.pack,
+                })
+            } else {
+                None
+            },
+        }
+    }
+}
+
 /// After a transmission: does data still wait at this port?
 #[inline]
 fn data_waiting_after(p: &crate::network::Port) -> bool {
@@ -915,7 +964,7 @@ impl Sim {
     }
 
     /// Something was queued at a port: start it now if the link is free.
-    #[inline]
+    #[inline(always)]
     fn kick(&mut self, node: u32, port: u32) {
         let now = self.now;
         let p = self.net.port_mut(node, port);
@@ -1108,7 +1157,9 @@ impl Sim {
 
     /// A packet reached its destination host's transport.
     fn deliver(&mut self, pkt: u32) {
-        let p = self.pkts.get(pkt).clone();
+        // Only the fields read below, not the whole packet: its slot may be reused by
+        // the ACK this sends, so they are taken before the packet is freed.
+        let p = Delivered::of(self.pkts.get(pkt));
         self.pkts.free(pkt);
         let slot = p.flow_slot;
         let live = matches!(&self.flows[slot as usize], Some(f) if f.id == p.flow_id);
@@ -1147,16 +1198,7 @@ impl Sim {
                 self.arm_timer(slot);
             }
             PktKind::Ack => {
-                let ack = AckInfo {
-                    cum: p.seq,
-                    sack: p.sack,
-                    nsack: p.nsack,
-                    echo_ts: p.ts,
-                    echo_retx: p.retx,
-                    ece: p.ece,
-                    ooo: p.ooo,
-                    pack: p.pack,
-                };
+                let ack = p.ack.expect("taken for every ACK");
                 let mut segs = std::mem::take(&mut self.segs);
                 let f = self.flows[slot as usize].as_mut().unwrap();
                 let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
