@@ -28,8 +28,17 @@ use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy)]
 enum Ev {
-    /// A packet has been fully received at a node (store-and-forward), by `port`.
-    Arrive { node: u32, pkt: u32, port: u16 },
+    /// A packet has been fully received at a node (store-and-forward), by `port`. It
+    /// carries the packet's destination and ECMP hash (fixed while it is on a link), so
+    /// that the egress port, and its cache line, can be found while the packet's own
+    /// line is still loading.
+    Arrive {
+        node: u32,
+        pkt: u32,
+        port: u16,
+        dst: u32,
+        hash: u32,
+    },
     /// A port finished serializing and has more queued.
     PortFree { node: u32, port: u32 },
     /// A flow's earliest timer (RTO or delayed ACK) may be due.
@@ -453,7 +462,13 @@ impl Sim {
             self.now = time;
             self.counters.events += 1;
             match ev {
-                Ev::Arrive { node, pkt, port } => self.on_arrive(node, pkt, port),
+                Ev::Arrive {
+                    node,
+                    pkt,
+                    port,
+                    dst,
+                    hash,
+                } => self.on_arrive(node, pkt, port, dst, hash),
                 Ev::PortFree { node, port } => {
                     let p = self.net.port_mut(node, port);
                     // Superseded wake-ups (see `enqueue`) are ignored.
@@ -764,7 +779,7 @@ impl Sim {
 
     // ---------------------------------------------------------------- packets
 
-    fn on_arrive(&mut self, node: u32, pkt: u32, in_port: u16) {
+    fn on_arrive(&mut self, node: u32, pkt: u32, in_port: u16, dst: u32, hash: u32) {
         if node < self.net.hosts {
             if self.pkts.hot(pkt).kind == PktKind::Probe {
                 // The NIC echoes probes at once, past any server delay (FastLane §4.2.2).
@@ -779,10 +794,10 @@ impl Sim {
             }
             return;
         }
-        let p = self.pkts.hot(pkt);
-        let hops = self.net.next_hops(node, p.dst);
+        debug_assert!(self.pkts.hot(pkt).dst == dst && self.pkts.hot(pkt).hash == hash);
+        let hops = self.net.next_hops(node, dst);
         let weights = if self.net.weighted && hops.len() > 1 {
-            self.net.hop_weights(node, p.dst)
+            self.net.hop_weights(node, dst)
         } else {
             None
         };
@@ -796,7 +811,7 @@ impl Sim {
         } else {
             match self.forwarding {
                 Forwarding::Ecmp => {
-                    hops[(mix64((p.hash as u64) << 32 | node as u64) % hops.len() as u64) as usize]
+                    hops[(mix64((hash as u64) << 32 | node as u64) % hops.len() as u64) as usize]
                 }
                 Forwarding::Spray => {
                     let rng = &mut self.switch_rng[(node - self.net.hosts) as usize];
@@ -1071,7 +1086,7 @@ impl Sim {
     fn send(&mut self, node: u32, port: u32, pkt: u32, mark: bool) {
         let now = self.now;
         let pk = self.pkts.hot(pkt);
-        let wire = pk.wire;
+        let (wire, dst, hash) = (pk.wire, pk.dst, pk.hash);
         if node < self.net.hosts && matches!(pk.kind, PktKind::Data | PktKind::Probe) {
             self.left_nic(pkt);
         }
@@ -1096,6 +1111,8 @@ impl Sim {
                 node: peer,
                 pkt,
                 port: peer_port,
+                dst,
+                hash,
             },
         );
         if mark {
