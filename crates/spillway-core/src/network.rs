@@ -144,7 +144,7 @@ pub struct Arena {
 }
 
 impl Arena {
-    #[inline]
+    #[inline(always)]
     pub fn alloc(&mut self, p: Packet) -> u32 {
         let h = Hot {
             dst: p.dst,
