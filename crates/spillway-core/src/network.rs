@@ -144,7 +144,7 @@ pub struct Arena {
 }
 
 impl Arena {
-    #[inline]
+    #[inline(always)]
     pub fn alloc(&mut self, p: Packet) -> u32 {
         let h = Hot {
             dst: p.dst,
@@ -453,6 +453,89 @@ struct Node {
     ports: Vec<Port>,
 }
 
+/// One switch's routes: destination d uses set `window_sets[first + k]` when
+/// k = (d - lo) >> shift is below `count`, and set `default` otherwise.
+#[derive(Debug, Clone, Copy)]
+struct RouteWindow {
+    lo: u32,
+    shift: u32,
+    count: u32,
+    first: u32,
+    default: u32,
+}
+
+impl RouteWindow {
+    #[inline]
+    fn set(&self, dst: u32, window_sets: &[u32]) -> u32 {
+        // Below `lo` wraps around to a huge block number: outside, like above the window.
+        let k = (dst as u64).wrapping_sub(self.lo as u64) >> self.shift;
+        if k < self.count as u64 {
+            window_sets[self.first as usize + k as usize]
+        } else {
+            self.default
+        }
+    }
+
+    /// The smallest window for a switch's row of sets (one per destination host): the
+    /// default is the set at one end of the row, the window spans every destination
+    /// with another set, and the blocks are as wide as the row allows.
+    fn build(row: &[u32], window_sets: &mut Vec<u32>) -> RouteWindow {
+        let first = window_sets.len() as u32;
+        let n = row.len();
+        if n == 0 {
+            return RouteWindow {
+                lo: 0,
+                shift: 0,
+                count: 0,
+                first,
+                default: 0,
+            };
+        }
+        // (default, lo, hi) for each end's set; keep the narrower window.
+        let span = |default: u32| {
+            let lo = row.iter().position(|&x| x != default).unwrap_or(n);
+            let hi = row
+                .iter()
+                .rposition(|&x| x != default)
+                .map_or(lo, |i| i + 1);
+            (default, lo, hi)
+        };
+        let (a, b) = (span(row[0]), span(row[n - 1]));
+        let (default, lo, hi) = if b.2 - b.1 < a.2 - a.1 { b } else { a };
+        if lo >= hi {
+            return RouteWindow {
+                lo: 0,
+                shift: 0,
+                count: 0,
+                first,
+                default,
+            };
+        }
+        // The widest blocks (a power of two) each holding a single set; destinations
+        // past the window use the default, and past the last host nothing.
+        let at = |d: usize| if d < hi { row[d] } else { default };
+        let uniform = |shift: u32| {
+            let w = 1usize << shift;
+            (lo..hi)
+                .step_by(w)
+                .all(|b| (b..(b + w).min(n)).all(|d| at(d) == at(b)))
+        };
+        let mut shift = (usize::BITS - 1 - n.leading_zeros()).min(31);
+        while shift > 0 && !uniform(shift) {
+            shift -= 1;
+        }
+        let count = (hi - lo).div_ceil(1 << shift);
+        window_sets.extend((0..count).map(|k| at(lo + (k << shift))));
+        RouteWindow {
+            lo: lo as u32,
+            shift,
+            count: count as u32,
+            first,
+            default,
+        }
+    }
+}
+
 /// The wired network: nodes with ports, and routes.
 pub struct Network {
     pub hosts: u32,
@@ -460,12 +543,14 @@ pub struct Network {
     /// (one array, so that reaching a port is one load, not two).
     ports: Vec<Port>,
     first_port: Vec<u32>,
-    /// Per switch, its routes as runs of consecutive destinations sharing a port set:
-    /// `runs[run_index[s]..run_index[s + 1]]` holds (first destination, set), ascending.
-    /// Trees number hosts rack by rack, so a switch has a handful of runs, not one entry
-    /// per host: the table stays in cache as the network grows.
-    run_index: Vec<u32>,
-    runs: Vec<(u32, u32)>,
+    /// Per switch, its routes as a default set plus a window of destinations in equal
+    /// blocks (see [`RouteWindow`]). Trees number hosts rack by rack, so a switch has a
+    /// handful of blocks (its rack's hosts, its pod's racks, or the pods), not one entry
+    /// per host: the table stays in cache as the network grows, and a lookup is a
+    /// subtraction, a shift and a compare, with no search.
+    windows: Vec<RouteWindow>,
+    /// The blocks' sets, `windows[s].count` of them from `windows[s].first`.
+    window_sets: Vec<u32>,
     /// Flattened equal-cost port sets: (offset, len) into `set_ports`.
     sets: Vec<(u32, u32)>,
     set_ports: Vec<u16>,
@@ -618,18 +703,12 @@ impl Network {
                 route_set[(s - hosts) * hosts + d] = idx;
             }
         }
-        let mut run_index = Vec::with_capacity(switches + 1);
-        let mut runs = Vec::new();
+        let mut windows = Vec::with_capacity(switches);
+        let mut window_sets = Vec::new();
         for s in 0..switches {
-            run_index.push(runs.len() as u32);
             let row = &route_set[s * hosts..(s + 1) * hosts];
-            for (d, &set) in row.iter().enumerate() {
-                if d == 0 || row[d - 1] != set {
-                    runs.push((d as u32, set));
-                }
-            }
+            windows.push(RouteWindow::build(row, &mut window_sets));
         }
-        run_index.push(runs.len() as u32);
         let mut first_port = Vec::with_capacity(n + 1);
         let mut ports = Vec::new();
         for node in nodes {
@@ -641,8 +720,8 @@ impl Network {
             hosts: topo.hosts,
             ports,
             first_port,
-            run_index,
-            runs,
+            windows,
+            window_sets,
             weighted: set_weights.iter().any(Option::is_some),
             sets,
             set_ports,
@@ -709,19 +788,16 @@ impl Network {
     }
 
     /// Equal-cost egress ports at `switch` toward host `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn next_hops(&self, switch: u32, dst: u32) -> &[u16] {
         let (off, len) = self.sets[self.route_set(switch, dst)];
         &self.set_ports[off as usize..(off + len) as usize]
     }
 
     /// Index of the port set `switch` uses toward `dst`.
-    #[inline]
+    #[inline(always)]
     fn route_set(&self, switch: u32, dst: u32) -> usize {
-        let s = (switch - self.hosts) as usize;
-        let runs = &self.runs[self.run_index[s] as usize..self.run_index[s + 1] as usize];
-        let i = runs.partition_point(|&(first, _)| first <= dst) - 1;
-        runs[i].1 as usize
+        self.windows[(switch - self.hosts) as usize].set(dst, &self.window_sets) as usize
     }
 
     /// (rate, delay) of each hop on one shortest path from `src` to `dst`
@@ -773,5 +849,37 @@ impl Network {
     /// Every port, node by node.
     pub fn all_ports(&self) -> &[Port] {
         &self.ports
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// A window answers exactly the row it was built from, for rows of runs of any
+    /// lengths (rack-like blocks, single hosts, ragged ends).
+    #[test]
+    fn a_route_window_answers_its_row() {
+        let mut rng = Rng::new(7, 7);
+        for case in 0..2000 {
+            let n = 1 + rng.below(300) as usize;
+            let mut row = Vec::with_capacity(n);
+            let sets = 1 + rng.below(6) as u32;
+            while row.len() < n {
+                let len = match case % 3 {
+                    0 => 1 << rng.below(5),
+                    1 => 1 + rng.below(20),
+                    _ => 1,
+                } as usize;
+                let set = rng.below(sets as u64) as u32;
+                row.extend(std::iter::repeat_n(set, len.min(n - row.len())));
+            }
+            let mut table = vec![9; rng.below(3) as usize];
+            let w = RouteWindow::build(&row, &mut table);
+            for (d, &set) in row.iter().enumerate() {
+                assert_eq!(w.set(d as u32, &table), set, "case {case}, host {d}");
+            }
+        }
     }
 }

@@ -10,9 +10,11 @@
 //! a slot and stays in cache, and a freed node is reused by the next push while still
 //! hot. When the cursor reaches a slot, its list (newest first) is copied into `cur`,
 //! which is kept latest first and popped from the back; with narrow slots it is usually
-//! already in order, so it is sorted only when it is not.
+//! already in order, so it is sorted (stably, by time) only when it is not.
 //!
 //! Ties break by insertion sequence, so the order is total and every run is identical.
+//! Only the overflow heap stores that sequence; the ring keeps it as list order, so a
+//! node is 24 bytes (for 12-byte events) and more of the pending events stay in cache.
 
 use crate::units::Ps;
 use std::cmp::Ordering;
@@ -24,34 +26,34 @@ const DEFAULT_SLOTS_LOG2: u32 = 12;
 
 const NIL: u32 = u32::MAX;
 
-#[derive(Clone, Copy)]
-struct Item<T> {
+/// An overflow event. Only the heap needs the sequence number: everywhere else the
+/// order of insertion is kept by position.
+struct Far<T> {
     time: Ps,
     seq: u64,
     item: T,
 }
 
-impl<T> Item<T> {
+impl<T> Far<T> {
     #[inline]
     fn key(&self) -> (Ps, u64) {
         (self.time, self.seq)
     }
 }
 
-impl<T> PartialEq for Item<T> {
+impl<T> PartialEq for Far<T> {
     fn eq(&self, o: &Self) -> bool {
         self.key() == o.key()
     }
 }
-impl<T> Eq for Item<T> {}
-impl<T> PartialOrd for Item<T> {
+impl<T> Eq for Far<T> {}
+impl<T> PartialOrd for Far<T> {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
-impl<T> Ord for Item<T> {
-    // Reversed, so that BinaryHeap (a max-heap) yields the earliest (time, seq), and an
-    // ascending sort puts the latest first.
+impl<T> Ord for Far<T> {
+    // Reversed, so that BinaryHeap (a max-heap) yields the earliest (time, seq).
     fn cmp(&self, o: &Self) -> Ordering {
         o.key().cmp(&self.key())
     }
@@ -60,7 +62,8 @@ impl<T> Ord for Item<T> {
 /// A pooled list node: an event and the next (older-pushed) node of its slot.
 #[derive(Clone, Copy)]
 struct Node<T> {
-    it: Item<T>,
+    time: Ps,
+    item: T,
     next: u32,
 }
 
@@ -74,16 +77,17 @@ pub struct EventQueue<T: Copy> {
     len: usize,
     /// The slot being drained: every event of an earlier slot has been popped.
     cursor: u64,
-    /// Events of the cursor's slot, sorted latest first (pop from the back).
-    cur: Vec<Item<T>>,
+    /// Events of the cursor's slot, latest first and among equal times last pushed
+    /// first (pop from the back).
+    cur: Vec<(Ps, T)>,
     /// Slot s, for cursor < s < cursor + slots, is the list starting at
-    /// pool[head[s & mask]] (NIL when empty).
+    /// pool[head[s & mask]] (NIL when empty), last pushed first.
     head: Vec<u32>,
     occupied: Vec<u64>,
     pool: Vec<Node<T>>,
     /// Free pool nodes, linked through `next`.
     free: u32,
-    far: BinaryHeap<Item<T>>,
+    far: BinaryHeap<Far<T>>,
     /// Slot of the earliest overflow event (u64::MAX when none), to skip peeking.
     far_slot: u64,
 }
@@ -129,100 +133,129 @@ impl<T: Copy> EventQueue<T> {
     }
 
     /// Pushes an event; `time` must not be earlier than the last popped event's.
-    #[inline]
+    ///
+    /// Equal times pop in push order without a sequence number in the ring: a slot's
+    /// list is in push order, `cur` keeps it, and overflow events (the only ones pushed
+    /// out of order) join the ring before any later push can reach their slot.
+    #[inline(always)]
     pub fn push(&mut self, time: Ps, item: T) {
-        self.seq += 1;
         self.len += 1;
-        self.place(Item {
-            time,
-            seq: self.seq,
-            item,
-        });
+        let slot = time >> self.shift;
+        debug_assert!(slot >= self.cursor, "event in the past");
+        // Nearly every event lands in the ring ahead of the cursor: that path is inlined
+        // at every call site, the rest is not.
+        // cursor < slot < cursor + slots, in one compare.
+        if slot.wrapping_sub(self.cursor + 1) < self.slots - 1 {
+            self.link(slot, time, item);
+        } else {
+            self.push_slow(slot, time, item);
+        }
     }
 
-    #[inline]
-    fn place(&mut self, it: Item<T>) {
-        let slot = it.time >> self.shift;
-        debug_assert!(slot >= self.cursor, "event in the past");
+    /// [`Self::push`] into the slot being drained or beyond the ring.
+    #[cold]
+    #[inline(never)]
+    fn push_slow(&mut self, slot: u64, time: Ps, item: T) {
         if slot <= self.cursor {
-            // Item's order is reversed, so ascending Ord = latest first.
-            let at = self.cur.partition_point(|x| *x < it);
-            self.cur.insert(at, it);
-        } else if slot < self.cursor + self.slots {
-            let i = (slot & self.mask) as usize;
-            let next = self.head[i];
-            let n = Node { it, next };
-            let at = if self.free != NIL {
-                let at = self.free;
-                self.free = self.pool[at as usize].next;
-                self.pool[at as usize] = n;
-                at
-            } else {
-                self.pool.push(n);
-                (self.pool.len() - 1) as u32
-            };
-            self.head[i] = at;
-            self.occupied[i / 64] |= 1 << (i % 64);
+            // After every queued event of the same time or earlier.
+            let at = self.cur.partition_point(|x| x.0 > time);
+            self.cur.insert(at, (time, item));
         } else {
+            self.seq += 1;
             self.far_slot = self.far_slot.min(slot);
-            self.far.push(it);
+            self.far.push(Far {
+                time,
+                seq: self.seq,
+                item,
+            });
         }
+    }
+
+    /// Puts an event at the front of ring slot `slot`'s list.
+    #[inline(always)]
+    fn link(&mut self, slot: u64, time: Ps, item: T) {
+        let i = (slot & self.mask) as usize;
+        let next = self.head[i];
+        let n = Node { time, item, next };
+        let at = if self.free != NIL {
+            let at = self.free;
+            self.free = self.pool[at as usize].next;
+            self.pool[at as usize] = n;
+            at
+        } else {
+            self.pool.push(n);
+            (self.pool.len() - 1) as u32
+        };
+        self.head[i] = at;
+        self.occupied[i / 64] |= 1 << (i % 64);
     }
 
     /// Pops the earliest event (the first pushed among equal times).
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, T)> {
-        loop {
-            if let Some(it) = self.cur.pop() {
-                self.len -= 1;
-                return Some((it.time, it.item));
-            }
-            if self.len == 0 {
-                return None;
-            }
-            self.advance();
+        if let Some(it) = self.cur.pop() {
+            self.len -= 1;
+            return Some(it);
         }
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.advance())
     }
 
-    /// Moves the cursor to the next slot holding events and loads it.
-    fn advance(&mut self) {
+    /// Moves the cursor to the next slot holding events, and returns its earliest
+    /// event; the others wait in `cur`.
+    fn advance(&mut self) -> (Ps, T) {
         let next_ring = self.next_occupied();
         self.cursor = next_ring.min(self.far_slot);
         debug_assert!(self.cursor != u64::MAX, "len > 0 but no events");
-        let i = (self.cursor & self.mask) as usize;
-        if self.occupied[i / 64] & (1 << (i % 64)) != 0 {
-            self.occupied[i / 64] &= !(1 << (i % 64));
-            // cur is empty here. The list runs newest push first, which is latest
-            // first whenever the slot holds a single time and came straight from push.
-            let mut at = std::mem::replace(&mut self.head[i], NIL);
-            let mut sorted = true;
-            loop {
-                let n = self.pool[at as usize];
-                self.pool[at as usize].next = self.free;
-                self.free = at;
-                self.cur.push(n.it);
-                at = n.next;
-                if at == NIL {
+        // The window moved: overflow events now inside it join the ring first, in
+        // (time, seq) order, so that in every slot they sit behind (pop before) the
+        // later pushes, as their sequence numbers say.
+        if self.far_slot < self.cursor + self.slots {
+            while let Some(it) = self.far.peek() {
+                let slot = it.time >> self.shift;
+                if slot >= self.cursor + self.slots {
                     break;
                 }
-                sorted &= n.it < self.pool[at as usize].it;
-            }
-            if !sorted {
-                self.cur.sort_unstable();
-            }
-        }
-        // The window moved: overflow events now inside it join the ring.
-        if self.far_slot < self.cursor + self.slots {
-            while self
-                .far
-                .peek()
-                .is_some_and(|it| (it.time >> self.shift) < self.cursor + self.slots)
-            {
-                let it = self.far.pop().unwrap();
-                self.place(it);
+                let (time, item) = (it.time, it.item);
+                self.far.pop();
+                self.link(slot, time, item);
             }
             self.far_slot = self.far.peek().map_or(u64::MAX, |it| it.time >> self.shift);
         }
+        let i = (self.cursor & self.mask) as usize;
+        debug_assert!(self.occupied[i / 64] & (1 << (i % 64)) != 0);
+        self.occupied[i / 64] &= !(1 << (i % 64));
+        let at = std::mem::replace(&mut self.head[i], NIL);
+        let n = self.pool[at as usize];
+        self.pool[at as usize].next = self.free;
+        self.free = at;
+        if n.next == NIL {
+            // A slot of one event (the common case): no trip through `cur`.
+            return (n.time, n.item);
+        }
+        // cur is empty here. The list runs last pushed first, which is latest first
+        // whenever its times never decrease in push order (the usual case).
+        self.cur.push((n.time, n.item));
+        let mut sorted = true;
+        let mut prev = n.time;
+        let mut at = n.next;
+        while at != NIL {
+            let n = self.pool[at as usize];
+            self.pool[at as usize].next = self.free;
+            self.free = at;
+            self.cur.push((n.time, n.item));
+            sorted &= n.time <= prev;
+            prev = n.time;
+            at = n.next;
+        }
+        if !sorted {
+            // Stable, so equal times stay last pushed first.
+            self.cur.sort_by_key(|x| std::cmp::Reverse(x.0));
+        }
+        self.cur.pop().expect("the slot had two events or more")
     }
 
     /// The first occupied ring slot after the cursor, as an absolute slot number, or

@@ -28,8 +28,17 @@ use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy)]
 enum Ev {
-    /// A packet has been fully received at a node (store-and-forward), by `port`.
-    Arrive { node: u32, pkt: u32, port: u16 },
+    /// A packet has been fully received at a node (store-and-forward), by `port`. It
+    /// carries the packet's destination and ECMP hash (fixed while it is on a link), so
+    /// that the egress port, and its cache line, can be found while the packet's own
+    /// line is still loading.
+    Arrive {
+        node: u32,
+        pkt: u32,
+        port: u16,
+        dst: u32,
+        hash: u32,
+    },
     /// A port finished serializing and has more queued.
     PortFree { node: u32, port: u32 },
     /// A flow's earliest timer (RTO or delayed ACK) may be due.
@@ -140,6 +149,55 @@ pub struct PortRecords {
     pub cut_dropped: Vec<u64>,
 }
 
+/// What [`Sim::deliver`] reads of a packet.
+struct Delivered {
+    flow_slot: u32,
+    flow_id: u64,
+    kind: PktKind,
+    orig: PktKind,
+    ppl: bool,
+    seq: u64,
+    len: u32,
+    ts: Ps,
+    retx: bool,
+    ce: bool,
+    epoch: u16,
+    ack: Option<AckInfo>,
+}
+
+impl Delivered {
+    #[inline(always)]
+    fn of(p: &Packet) -> Delivered {
+        Delivered {
+            flow_slot: p.flow_slot,
+            flow_id: p.flow_id,
+            kind: p.kind,
+            orig: p.orig,
+            ppl: p.ppl,
+            seq: p.seq,
+            len: p.len,
+            ts: p.ts,
+            retx: p.retx,
+            ce: p.ce,
+            epoch: p.epoch,
+            ack: if p.kind == PktKind::Ack {
+                Some(AckInfo {
+                    cum: p.seq,
+                    sack: p.sack,
+                    nsack: p.nsack,
+                    echo_ts: p.ts,
+                    echo_retx: p.retx,
+                    ece: p.ece,
+                    ooo: p.ooo,
+                    pack: p.pack,
+                })
+            } else {
+                None
+            },
+        }
+    }
+}
+
 /// After a transmission: does data still wait at this port?
 #[inline]
 fn data_waiting_after(p: &crate::network::Port) -> bool {
@@ -220,8 +278,9 @@ pub struct Sim {
     /// Flows whose segment just left their NIC: offered another slot after this event.
     nic_wake: Vec<u32>,
     procs: Vec<HostProc>,
-    duration: Option<Ps>,
-    max_events: Option<u64>,
+    /// `run.duration` and `run.max_events`, u64::MAX when unset (one compare an event).
+    end_time: Ps,
+    event_limit: u64,
     seed: u64,
     next_flow_id: u64,
     segs: Vec<SegOut>,
@@ -347,8 +406,8 @@ impl Sim {
                 .map_or(u32::MAX, |v| v.min(u32::MAX as u64) as u32),
             nic_wake: Vec::new(),
             procs: (0..hosts).map(|_| HostProc::default()).collect(),
-            duration: sc.run.duration,
-            max_events: sc.run.max_events,
+            end_time: sc.run.duration.unwrap_or(Ps::MAX),
+            event_limit: sc.run.max_events.unwrap_or(u64::MAX),
             seed: sc.run.seed,
             next_flow_id: 0,
             segs: Vec::new(),
@@ -382,7 +441,7 @@ impl Sim {
         self.workload.has_queries()
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, time: Ps, ev: Ev) {
         self.heap.push(time, ev);
     }
@@ -397,17 +456,21 @@ impl Sim {
                 self.end(StopReason::AllFlowsDone);
                 break;
             };
-            if let Some(d) = self.duration {
-                if time > d {
-                    self.now = d;
-                    self.end(StopReason::Duration);
-                    break;
-                }
+            if time > self.end_time {
+                self.now = self.end_time;
+                self.end(StopReason::Duration);
+                break;
             }
             self.now = time;
             self.counters.events += 1;
             match ev {
-                Ev::Arrive { node, pkt, port } => self.on_arrive(node, pkt, port),
+                Ev::Arrive {
+                    node,
+                    pkt,
+                    port,
+                    dst,
+                    hash,
+                } => self.on_arrive(node, pkt, port, dst, hash),
                 Ev::PortFree { node, port } => {
                     let p = self.net.port_mut(node, port);
                     // Superseded wake-ups (see `enqueue`) are ignored.
@@ -436,10 +499,8 @@ impl Sim {
             while let Some(slot) = self.nic_wake.pop() {
                 self.poll_flow(slot);
             }
-            if let Some(m) = self.max_events {
-                if self.counters.events >= m && !self.finished() {
-                    self.end(StopReason::MaxEvents);
-                }
+            if self.counters.events >= self.event_limit && !self.finished() {
+                self.end(StopReason::MaxEvents);
             }
         }
         self.finished()
@@ -720,7 +781,7 @@ impl Sim {
 
     // ---------------------------------------------------------------- packets
 
-    fn on_arrive(&mut self, node: u32, pkt: u32, in_port: u16) {
+    fn on_arrive(&mut self, node: u32, pkt: u32, in_port: u16, dst: u32, hash: u32) {
         if node < self.net.hosts {
             if self.pkts.hot(pkt).kind == PktKind::Probe {
                 // The NIC echoes probes at once, past any server delay (FastLane §4.2.2).
@@ -735,10 +796,10 @@ impl Sim {
             }
             return;
         }
-        let p = self.pkts.hot(pkt);
-        let hops = self.net.next_hops(node, p.dst);
+        debug_assert!(self.pkts.hot(pkt).dst == dst && self.pkts.hot(pkt).hash == hash);
+        let hops = self.net.next_hops(node, dst);
         let weights = if self.net.weighted && hops.len() > 1 {
-            self.net.hop_weights(node, p.dst)
+            self.net.hop_weights(node, dst)
         } else {
             None
         };
@@ -752,7 +813,7 @@ impl Sim {
         } else {
             match self.forwarding {
                 Forwarding::Ecmp => {
-                    hops[(mix64((p.hash as u64) << 32 | node as u64) % hops.len() as u64) as usize]
+                    hops[(mix64((hash as u64) << 32 | node as u64) % hops.len() as u64) as usize]
                 }
                 Forwarding::Spray => {
                     let rng = &mut self.switch_rng[(node - self.net.hosts) as usize];
@@ -791,7 +852,26 @@ impl Sim {
 
     /// Offers `pkt` to a port's queue; `in_port` is where it entered `node` (u16::MAX
     /// at its source host).
+    #[inline(always)]
     fn enqueue(&mut self, node: u32, port: u32, pkt: u32, in_port: u16) {
+        let now = self.now;
+        let port_ref = self.net.port_mut(node, port);
+        if port_ref.is_plain() && port_ref.idle_at(now) {
+            // Most packets find their port idle: they go at once, without the round trip
+            // through the FIFO and kick (same counters, same order of effects). Inlined
+            // at the call sites, this path makes no call but the event push.
+            let wire = self.pkts.hot(pkt).wire as u64;
+            if port_ref.pass_through(now, wire) {
+                self.send(node, port, pkt, false);
+                return;
+            }
+        }
+        self.enqueue_waiting(node, port, pkt, in_port);
+    }
+
+    /// [`Self::enqueue`] when the packet cannot start at once (or does not fit).
+    #[inline(never)]
+    fn enqueue_waiting(&mut self, node: u32, port: u32, pkt: u32, in_port: u16) {
         let now = self.now;
         let kind = self.pkts.hot(pkt).kind;
         let port_ref = self.net.port_mut(node, port);
@@ -808,15 +888,8 @@ impl Sim {
                 return;
             }
         }
-        if port_ref.is_plain() && port_ref.idle_at(now) {
-            // Most packets find their port idle: they go at once, without the round trip
-            // through the FIFO and kick (same counters, same order of effects).
-            let wire = self.pkts.hot(pkt).wire as u64;
-            if port_ref.pass_through(now, wire) {
-                self.send(node, port, pkt, false);
-                return;
-            }
-        }
+        // (A plain idle port refused the packet above only when it does not fit: it is
+        // dropped below, as it would be had it been offered to the FIFO.)
         if port_ref.pfabric.is_some() {
             let (hot, cold) = (self.pkts.hot(pkt), self.pkts.get(pkt));
             let e = Entry {
@@ -908,7 +981,7 @@ impl Sim {
     }
 
     /// Something was queued at a port: start it now if the link is free.
-    #[inline]
+    #[inline(always)]
     fn kick(&mut self, node: u32, port: u32) {
         let now = self.now;
         let p = self.net.port_mut(node, port);
@@ -1011,23 +1084,15 @@ impl Sim {
 
     /// `pkt` starts on `node`'s `port` now: schedule its arrival at the peer and the
     /// port's next wake-up.
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, node: u32, port: u32, pkt: u32, mark: bool) {
         let now = self.now;
-        let is_host = node < self.net.hosts;
-        let p = self.net.port_mut(node, port);
-        let pkts = &self.pkts;
-        let pk = pkts.hot(pkt);
-        let wire = pk.wire;
-        if is_host && matches!(pk.kind, PktKind::Data | PktKind::Probe) {
-            // The segment leaves the NIC queue: its flow may queue another.
-            if let Some(f) = self.flows[pk.flow_slot as usize].as_mut() {
-                if f.id == pkts.get(pkt).flow_id {
-                    f.in_nic -= 1;
-                    self.nic_wake.push(pk.flow_slot);
-                }
-            }
+        let pk = self.pkts.hot(pkt);
+        let (wire, dst, hash) = (pk.wire, pk.dst, pk.hash);
+        if node < self.net.hosts && matches!(pk.kind, PktKind::Data | PktKind::Probe) {
+            self.left_nic(pkt);
         }
+        let p = self.net.port_mut(node, port);
         let done = now + p.serialization(wire as u64);
         p.busy_until = done;
         let (peer, peer_port, delay) = (p.peer, p.peer_port, p.delay);
@@ -1048,10 +1113,24 @@ impl Sim {
                 node: peer,
                 pkt,
                 port: peer_port,
+                dst,
+                hash,
             },
         );
         if mark {
             self.mark(node, port, pkt);
+        }
+    }
+
+    /// A data segment or probe left its source's NIC queue: its flow may queue another.
+    #[inline(never)]
+    fn left_nic(&mut self, pkt: u32) {
+        let slot = self.pkts.hot(pkt).flow_slot;
+        if let Some(f) = self.flows[slot as usize].as_mut() {
+            if f.id == self.pkts.get(pkt).flow_id {
+                f.in_nic -= 1;
+                self.nic_wake.push(slot);
+            }
         }
     }
 
@@ -1097,7 +1176,9 @@ impl Sim {
 
     /// A packet reached its destination host's transport.
     fn deliver(&mut self, pkt: u32) {
-        let p = self.pkts.get(pkt).clone();
+        // Only the fields read below, not the whole packet: its slot may be reused by
+        // the ACK this sends, so they are taken before the packet is freed.
+        let p = Delivered::of(self.pkts.get(pkt));
         self.pkts.free(pkt);
         let slot = p.flow_slot;
         let live = matches!(&self.flows[slot as usize], Some(f) if f.id == p.flow_id);
@@ -1136,16 +1217,7 @@ impl Sim {
                 self.arm_timer(slot);
             }
             PktKind::Ack => {
-                let ack = AckInfo {
-                    cum: p.seq,
-                    sack: p.sack,
-                    nsack: p.nsack,
-                    echo_ts: p.ts,
-                    echo_retx: p.retx,
-                    ece: p.ece,
-                    ooo: p.ooo,
-                    pack: p.pack,
-                };
+                let ack = p.ack.expect("taken for every ACK");
                 let mut segs = std::mem::take(&mut self.segs);
                 let f = self.flows[slot as usize].as_mut().unwrap();
                 let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
