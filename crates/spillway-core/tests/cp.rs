@@ -188,18 +188,26 @@ fn ooo_goodput(p: f64, overrides: &[&str]) -> f64 {
 
 /// CP §6.3, footnote 11: the multipath flow's path-B share gets half of path B, so it
 /// gets min(G, G/2/(1 − P)), G the line goodput. CP with no duplicate-ACK threshold
-/// stays near that; TCP with threshold 3 retransmits spuriously and falls far below it.
-/// The issue asks for 15%; CP runs 13–18% above the line here (its window spans both
-/// paths and its mean RTT is shorter than its competitor's, so it takes more than half
-/// of path B), so this checks 20% and the gap is reported, not hidden.
+/// stays within 15% of that; TCP with threshold 3 retransmits spuriously and falls far
+/// below it. The testbed's Linux window arithmetic (examples/cp/ooo.toml) is what gives
+/// the half share: with RFC 5681 byte counting, a cumulative ACK jumping over the path-A
+/// segments that arrived early grows the window for all of them, so the multipath flow
+/// grows 1/(1 − P) times faster than its competitor and takes more than half of path B.
+/// Near P = 0.5, where the line meets G, CP falls short of it (82% over 8 seeds, see
+/// docs/reproductions.md): its whole window halves on every path-B cut.
 #[test]
 fn cp_without_dupack_threshold_follows_the_multipath_theory() {
     let line: f64 = 1e9 * 1460.0 / 1538.0;
-    for p in [0.2, 0.4] {
+    for p in [0.2, 0.3, 0.4] {
         let theory = (line / 2.0 / (1.0 - p)).min(line);
-        let cp = ooo_goodput(p, &[]);
+        // One run's share swings by ±15% with the seed; the figure averages seeds too.
+        let cp = [1, 2, 3]
+            .iter()
+            .map(|seed| ooo_goodput(p, &[&format!("run.seed={seed}")]))
+            .sum::<f64>()
+            / 3.0;
         assert!(
-            (cp / theory - 1.0).abs() <= 0.20,
+            (cp / theory - 1.0).abs() <= 0.15,
             "P={p}: CP {cp:.3e} b/s vs theory {theory:.3e}"
         );
         let tcp = ooo_goodput(p, &["switch.overflow=drop", "transport.dupack_threshold=3"]);
@@ -208,6 +216,19 @@ fn cp_without_dupack_threshold_follows_the_multipath_theory() {
             "P={p}: TCP(3) {tcp:.3e} b/s vs theory {theory:.3e}"
         );
     }
+    // RFC 5681 byte counting and FlightSize halving overshoot the line.
+    let theory = line / 2.0 / 0.7;
+    let rfc = ooo_goodput(
+        0.3,
+        &[
+            "transport.cwnd_increase=bytes",
+            "transport.ssthresh_from=flight",
+        ],
+    );
+    assert!(
+        rfc > 1.15 * theory,
+        "P=0.3: RFC arithmetic {rfc:.3e} b/s vs theory {theory:.3e}"
+    );
 }
 
 /// CP §6.3: the testbed's TCP with three duplicate ACKs keeps hundreds of Mbps under

@@ -1194,6 +1194,68 @@ mod tests {
         assert!(r.complete());
     }
 
+    /// Congestion avoidance at cwnd 4000: segments 1-3 arrive before segment 0, whose
+    /// arrival acknowledges all four at once. Returns cwnd after that ACK.
+    fn cwnd_after_a_cumulative_jump(per_ack: bool) -> u64 {
+        let c = TcpConfig {
+            per_ack_increase: per_ack,
+            dupthresh: None,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 100_000, NewReno::default());
+        s.w.ssthresh = 1000;
+        let mut r = TcpReceiver::new(&c, 100_000);
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        let sent: Vec<SegOut> = std::mem::take(&mut out);
+        assert_eq!(sent.len(), 4);
+        for seg in sent.iter().skip(1).chain(sent.iter().take(1)) {
+            r.on_data(10, seg.seq, seg.len, 0, false, false);
+            s.on_ack(20, &r.make_ack(), usize::MAX, &mut out);
+        }
+        assert_eq!(s.una, 4000);
+        s.w.cwnd
+    }
+
+    #[test]
+    fn per_ack_counting_grows_the_window_once_per_cumulative_jump() {
+        // RFC 5681 byte counting: 4000 bytes acknowledged = one window = one MSS more.
+        assert_eq!(cwnd_after_a_cumulative_jump(false), 5000);
+        // Linux 2.6: one ACK advancing una counts as one segment, a quarter window.
+        assert_eq!(cwnd_after_a_cumulative_jump(true), 4000);
+    }
+
+    /// A sender held to 4000 bytes by the receive window with cwnd 10,000 loses its first
+    /// segment and enters fast retransmit; returns ssthresh.
+    fn ssthresh_after_loss(from_cwnd: bool) -> u64 {
+        let c = TcpConfig {
+            init_cwnd: 10,
+            rwnd: 4000,
+            ssthresh_from_cwnd: from_cwnd,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 100_000, NewReno::default());
+        let mut r = TcpReceiver::new(&c, 100_000);
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        let sent: Vec<SegOut> = std::mem::take(&mut out);
+        assert_eq!(sent.len(), 4);
+        for seg in &sent[1..] {
+            r.on_data(10, seg.seq, seg.len, 0, false, false);
+            s.on_ack(20, &r.make_ack(), usize::MAX, &mut out);
+        }
+        assert!(s.in_recovery);
+        s.w.ssthresh
+    }
+
+    #[test]
+    fn a_loss_halves_the_flight_or_the_window() {
+        // RFC 5681: FlightSize / 2 = 4000 / 2.
+        assert_eq!(ssthresh_after_loss(false), 2000);
+        // Linux: cwnd / 2.
+        assert_eq!(ssthresh_after_loss(true), 5000);
+    }
+
     #[test]
     fn sack_blocks_name_the_newest_block_first() {
         let c = cfg();
