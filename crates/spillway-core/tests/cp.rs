@@ -193,8 +193,9 @@ fn ooo_goodput(p: f64, overrides: &[&str]) -> f64 {
 /// the half share: with RFC 5681 byte counting, a cumulative ACK jumping over the path-A
 /// segments that arrived early grows the window for all of them, so the multipath flow
 /// grows 1/(1 − P) times faster than its competitor and takes more than half of path B.
-/// Near P = 0.5, where the line meets G, CP falls short of it (82% over 8 seeds, see
-/// docs/reproductions.md): its whole window halves on every path-B cut.
+/// Near P = 0.5, where the line meets G, CP falls short of it (82% over 8 seeds): its
+/// window holds its path-A segments in flight too, so less of it sits on path B (see the
+/// notes of Fig. 14 in python/spillway/reproduce/cp.py).
 #[test]
 fn cp_without_dupack_threshold_follows_the_multipath_theory() {
     let line: f64 = 1e9 * 1460.0 / 1538.0;
