@@ -182,6 +182,12 @@ pub const KEYS: &[KeyDef] = &[
         "Most data segments one flow may have waiting in its host's NIC queue (TCP Small Queues): the rest of \
          the window waits in the socket until the NIC takes one, so flows from one host interleave and a long \
          flow's window does not sit in the NIC ahead of everyone else. `off`: the whole window goes to the NIC."),
+    key!("host.nic_drop", Ty::Choice(&["loss", "local"]), "loss", &[],
+        "What a full host NIC queue does to a data segment of its own host. `loss`: it is dropped like any \
+         packet and the sender finds out as from any loss. `local`: as in Linux (dev_queue_xmit returns \
+         NET_XMIT_DROP to TCP, tcp_enter_cwr), the segment never left the host, so it is not a loss: the \
+         sender knows at once, sends it again when its window allows, and halves its window at most once per \
+         window, as for an ECN echo."),
     key!("host.proc_parallel", Ty::Int, "16", &[],
         "Server processing model (FastLane §4.2.1): packets processed at once by a receiving host."),
     key!("host.rx_jitter", Ty::Time, "0us", &[],
@@ -420,6 +426,8 @@ pub struct SwitchSpec {
 pub struct HostSpec {
     pub nic_buffer: Option<u64>,
     pub nic_flow_limit: Option<u64>,
+    /// `host.nic_drop = "local"`: the host's own NIC refusing a segment tells its sender.
+    pub nic_drop_local: bool,
     pub proc_parallel: u32,
     pub proc_time: Ps,
     pub rx_jitter: Ps,
@@ -586,6 +594,7 @@ impl Scenario {
         let host = HostSpec {
             nic_buffer: r.opt_size("host.nic_buffer")?,
             nic_flow_limit: r.opt_uint("host.nic_flow_limit", 1)?,
+            nic_drop_local: r.choice("host.nic_drop")? == "local",
             proc_parallel: r.uint("host.proc_parallel", 1, 1 << 20)? as u32,
             proc_time: r.time("host.proc_time")?,
             rx_jitter: r.time("host.rx_jitter")?,

@@ -75,6 +75,8 @@ struct Flow {
     timer_ev: Option<Ps>,
     /// Data segments waiting in the source host's NIC queue.
     in_nic: u32,
+    /// Waiting, after a local NIC drop, for its host's NIC to send something.
+    nic_blocked: bool,
     /// Drop notifications received by either end (FastLane).
     notified: u32,
     sender: TcpSender<Cc>,
@@ -275,6 +277,12 @@ pub struct Sim {
     proc_time: Ps,
     proc_parallel: u32,
     nic_limit: u32,
+    nic_drop_local: bool,
+    /// Per host (with `host.nic_drop = "local"`): flows a full NIC refused, woken when
+    /// it next starts a packet.
+    nic_blocked: Vec<Vec<u32>>,
+    /// Set by a local NIC drop, read by `send_segments`.
+    nic_refused: bool,
     /// Flows whose segment just left their NIC: offered another slot after this event.
     nic_wake: Vec<u32>,
     procs: Vec<HostProc>,
@@ -404,6 +412,13 @@ impl Sim {
                 .host
                 .nic_flow_limit
                 .map_or(u32::MAX, |v| v.min(u32::MAX as u64) as u32),
+            nic_drop_local: sc.host.nic_drop_local,
+            nic_blocked: if sc.host.nic_drop_local {
+                vec![Vec::new(); hosts as usize]
+            } else {
+                Vec::new()
+            },
+            nic_refused: false,
             nic_wake: Vec::new(),
             procs: (0..hosts).map(|_| HostProc::default()).collect(),
             end_time: sc.run.duration.unwrap_or(Ps::MAX),
@@ -575,6 +590,7 @@ impl Sim {
             finish: None,
             timer_ev: None,
             in_nic: 0,
+            nic_blocked: false,
             notified: 0,
             sender: TcpSender::new(&self.tcp, f.size, self.new_cc()),
             receiver: TcpReceiver::new(&self.tcp, f.size),
@@ -632,7 +648,7 @@ impl Sim {
             PriorityMode::FlowSize => f.size,
         };
         let epoch = f.sender.epoch();
-        for s in segs.drain(..) {
+        for (i, &s) in segs.iter().enumerate() {
             let kind = if s.probe {
                 self.counters.probes += 1;
                 PktKind::Probe
@@ -651,6 +667,29 @@ impl Sim {
             p.cpa = self.cp && kind == PktKind::Data;
             let pkt = self.pkts.alloc(p);
             self.enqueue(src, 0, pkt, u16::MAX);
+            if self.nic_refused {
+                self.nic_refused = false;
+                self.refused(slot, src, &segs[i..]);
+                break;
+            }
+        }
+        segs.clear();
+    }
+
+    /// `host.nic_drop = "local"`: the host's NIC refused `segs[0]`, so neither it nor the
+    /// rest of the burst leaves (Linux's tcp_write_xmit stops at the first refusal). The
+    /// sender takes them back, and the flow waits for the NIC to start its next packet
+    /// (a wake now would offer them to the still-full queue; Linux waits for its next
+    /// ACK, or with nothing in flight for a probe timer).
+    #[inline(never)]
+    fn refused(&mut self, slot: u32, host: u32, segs: &[SegOut]) {
+        let f = self.flows[slot as usize].as_mut().unwrap();
+        f.in_nic -= segs.len() as u32 - 1; // the first was counted out as it was dropped
+        f.sender.unsend(segs);
+        self.counters.retransmits -= segs.iter().filter(|s| s.retx).count() as u64;
+        if !f.nic_blocked {
+            f.nic_blocked = true;
+            self.nic_blocked[host as usize].push(slot);
         }
     }
 
@@ -1016,7 +1055,13 @@ impl Sim {
                 }
                 if node < self.net.hosts && matches!(kind, PktKind::Data | PktKind::Probe) {
                     f.in_nic -= 1;
-                    self.nic_wake.push(p.flow_slot);
+                    if self.nic_drop_local && kind == PktKind::Data {
+                        // `host.nic_drop = "local"`: send_segments hands the refused
+                        // segments back to the sender.
+                        self.nic_refused = true;
+                    } else {
+                        self.nic_wake.push(p.flow_slot);
+                    }
                 }
             }
         }
@@ -1090,7 +1135,7 @@ impl Sim {
         let pk = self.pkts.hot(pkt);
         let (wire, dst, hash) = (pk.wire, pk.dst, pk.hash);
         if node < self.net.hosts && matches!(pk.kind, PktKind::Data | PktKind::Probe) {
-            self.left_nic(pkt);
+            self.left_nic(node, pkt);
         }
         let p = self.net.port_mut(node, port);
         let done = now + p.serialization(wire as u64);
@@ -1124,12 +1169,20 @@ impl Sim {
 
     /// A data segment or probe left its source's NIC queue: its flow may queue another.
     #[inline(never)]
-    fn left_nic(&mut self, pkt: u32) {
+    fn left_nic(&mut self, host: u32, pkt: u32) {
         let slot = self.pkts.hot(pkt).flow_slot;
         if let Some(f) = self.flows[slot as usize].as_mut() {
             if f.id == self.pkts.get(pkt).flow_id {
                 f.in_nic -= 1;
                 self.nic_wake.push(slot);
+            }
+        }
+        if let Some(blocked) = self.nic_blocked.get_mut(host as usize) {
+            for s in blocked.drain(..) {
+                if let Some(f) = self.flows[s as usize].as_mut() {
+                    f.nic_blocked = false;
+                }
+                self.nic_wake.push(s);
             }
         }
     }

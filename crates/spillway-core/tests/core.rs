@@ -441,3 +441,45 @@ rounds = 2
     .unwrap_err();
     assert_eq!(e.key, "workload.senders");
 }
+
+/// Linux's local drop (`host.nic_drop = "local"`): a segment its own NIC refuses never
+/// left the host, so the sender resends it without a timeout and the NIC, the
+/// bottleneck here, stays busy: four flows from one host through a 16 KB NIC queue all
+/// finish in the time the link needs for their bytes. As ordinary losses (`loss`), the
+/// same refusals cost timeouts, since whole bursts are refused at once.
+#[test]
+fn local_nic_drops_are_resent_without_timeouts_at_line_rate() {
+    let text = r#"
+[topology]
+kind = "star"
+hosts = 5
+link_rate = "1Gbps"
+link_delay = "5us"
+[host]
+nic_buffer = "16KB"
+nic_flow_limit = "off"
+[transport]
+rwnd = "1MB"
+rto_min = "10ms"
+[workload]
+kind = "trace"
+flows = [{ src = 0, dst = 1, size = "2MB" }, { src = 0, dst = 2, size = "2MB" },
+         { src = 0, dst = 3, size = "2MB" }, { src = 0, dst = 4, size = "2MB" }]
+"#;
+    let local = run(text, &["host.nic_drop=local"]);
+    let f = &local.flows;
+    assert_eq!(f.size_bytes.len(), 4);
+    assert_eq!(f.delivered_bytes, f.size_bytes, "every byte arrives");
+    assert!(f.drops.iter().sum::<u32>() > 0, "the NIC refused segments");
+    assert_eq!(f.timeouts.iter().sum::<u32>(), 0);
+    // 8 MB in full segments of 1460 payload bytes, each 1460 + 40 + 38 bytes on the wire.
+    let segs = (4 * 2_000_000u64).div_ceil(1460);
+    let ideal = segs * serialization_ps(1538, 1_000_000_000);
+    let last = *f.finish_ps.iter().max().unwrap();
+    assert!(
+        (last as f64) < 1.05 * ideal as f64,
+        "last flow done at {last} ps, link time {ideal} ps"
+    );
+    let lossy = run(text, &["host.nic_drop=loss"]);
+    assert!(lossy.flows.timeouts.iter().sum::<u32>() > 0);
+}

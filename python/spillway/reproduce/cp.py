@@ -404,9 +404,11 @@ def _multi(quick: bool) -> Figure:
         setup="experimental flows host 3 → host 0 (across the aggregation switch) share two "
               "bottlenecks, each with N background flows inside one rack (half their RTT): "
               "host 3's NIC with flows host 3 → host 4, and host 0's ToR port with flows "
-              "host 1 → host 0. Both bottlenecks hold 128 KB (host NICs drop at 128 KB, "
-              "with no per-flow NIC limit, like the testbed's Linux 2.6.38 qdisc; a NIC "
-              "cannot cut payloads, so CP acts at the second bottleneck only). The number "
+              "host 1 → host 0. Both bottlenecks hold 128 KB (host NICs refuse segments at "
+              "128 KB, with no per-flow NIC limit, like the testbed's Linux 2.6.38 qdisc; "
+              "a refused segment goes back to its sender, which halves its window, as "
+              "Linux's NET_XMIT_DROP does: `host.nic_drop = \"local\"`; a NIC cannot cut "
+              "payloads, so CP acts at the second bottleneck only). The number "
               "of experimental flows is 20%…200% of N, N = 5 (low loss) and 50 (high "
               f"loss); {duration:g} s per run. Theory (footnote 10): N_exp/(2N+N_exp) × "
               f"{LINE_GOODPUT_MBPS:.0f} Mbps. Our reading of Fig. 9(b), which the text does "
@@ -414,6 +416,7 @@ def _multi(quick: bool) -> Figure:
         sweep={"base_text": TESTBED, "seeds": 1, "schemes": schemes,
                "set": {"workload.kind": "trace", "switch.edge_buffer": "128KB",
                        "host.nic_buffer": "128KB", "host.nic_flow_limit": "off",
+                       "host.nic_drop": "local",
                        "host.rx_jitter": "10us", "run.duration": f"{int(duration * 1000)}ms"},
                "zip": {"label.case": [f"{bg}/{ex}" for bg, ex in points],
                        "workload.flows": flows}},

@@ -586,6 +586,44 @@ impl<C: CongestionControl> TcpSender<C> {
         self.ecn_reductions += 1;
     }
 
+    /// The host's NIC refused `segs`, the last of what this sender just emitted (Linux:
+    /// dev_queue_xmit returns NET_XMIT_DROP and tcp_write_xmit stops there). They never
+    /// left the host, so they are not losses and leave no hole at the receiver: new data
+    /// is taken back (snd.nxt steps back), a retransmission waits to be sent again, and
+    /// the window shrinks at most once per window, as tcp_enter_cwr does.
+    pub fn unsend(&mut self, segs: &[SegOut]) {
+        // Last first, so trailing new data comes off the end of the scoreboard.
+        for s in segs.iter().rev().filter(|s| !s.probe) {
+            let len = s.len as u64;
+            let k = s.seq / self.mss;
+            if !s.retx && s.seq + len == self.nxt && self.sb.back() == Some(&0) {
+                self.sb.pop_back();
+                self.sb_tx.pop_back();
+                self.tx_count -= 1;
+                self.pipe -= len;
+                self.nxt = s.seq;
+                continue;
+            }
+            let una_seg = self.una_seg();
+            if k < una_seg || s.seq >= self.nxt {
+                continue;
+            }
+            let st = self.sb[(k - una_seg) as usize];
+            if st & (SACKED | NOTIFIED) != 0 {
+                continue;
+            }
+            if s.retx {
+                self.retransmits -= 1;
+            }
+            self.set_state(k, (st & !RETX) | LOST);
+            self.retx_cursor = self.retx_cursor.min(k);
+        }
+        if self.una >= self.nxt {
+            self.deadline = None;
+        }
+        self.on_congestion_signal();
+    }
+
     /// An ICMP Source Quench for this flow arrived.
     pub fn on_quench(&mut self) {
         if self.ecn {
@@ -1254,6 +1292,50 @@ mod tests {
         assert_eq!(ssthresh_after_loss(false), 2000);
         // Linux: cwnd / 2.
         assert_eq!(ssthresh_after_loss(true), 5000);
+    }
+
+    /// `host.nic_drop = "local"`: segments the host's NIC refused are taken back, not
+    /// lost. Trailing new data comes off the scoreboard (snd.nxt steps back), a refused
+    /// retransmission waits to be sent again, and the window halves once per window.
+    #[test]
+    fn refused_segments_are_taken_back_not_lost() {
+        let c = cfg();
+        let mut s = TcpSender::new(&c, 100_000, NewReno::default());
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        assert_eq!(out.len(), 4);
+        // The NIC took the first two of the burst.
+        s.unsend(&out[2..]);
+        assert_eq!((s.nxt, s.pipe()), (2000, 2000));
+        assert_eq!(
+            s.w.cwnd, 2000,
+            "halved from 4000 (ECN-style, once per window)"
+        );
+        assert!(!s.in_recovery);
+        out.clear();
+        s.poll(1, usize::MAX, &mut out);
+        assert!(out.is_empty(), "pipe 2000 fills cwnd 2000");
+        // The last one sent refused as well, within the same window: taken back, and no
+        // second reduction.
+        s.unsend(&[SegOut::data(1000, 1000, false)]);
+        assert_eq!(s.w.cwnd, 2000);
+        assert_eq!((s.nxt, s.pipe()), (1000, 1000));
+        // It goes out again as new data, and nothing counts as retransmitted.
+        s.poll(2, usize::MAX, &mut out);
+        assert_eq!(out, vec![SegOut::data(1000, 1000, false)]);
+        assert_eq!(s.retransmits, 0);
+        // A refused retransmission is resent later, counted once.
+        s.on_pack(0, 1000); // the first segment was cut on the way
+        out.clear();
+        s.poll(4, usize::MAX, &mut out);
+        assert!(out.contains(&SegOut::data(0, 1000, true)));
+        assert_eq!(s.retransmits, 1);
+        s.unsend(&out);
+        assert_eq!(s.retransmits, 0);
+        out.clear();
+        s.poll(5, usize::MAX, &mut out);
+        assert_eq!(out[0], SegOut::data(0, 1000, true));
+        assert_eq!(s.retransmits, 1);
     }
 
     #[test]
