@@ -63,3 +63,25 @@ def test_reproduce_cp_long_flow_figures(tmp_path):
         assert abs(mid.loc[("CP-inf", p), "of_theory"] - 1) < 0.25
     report = (out / "report.md").read_text()
     assert "CP Fig. 14" in report and (out / "cp_fig11_efjr.png").exists()
+
+
+def test_every_cp_testbed_run_uses_the_papers_rto_min():
+    """CP §6 Protocols: RTOmin is 10 ms or 200 ms in every experiment, and a scheme named
+    for one uses it. Checked on the resolved scenario of every point of every figure, so
+    a figure that forgets the key (and runs with the simulator's 1 ms default) fails."""
+    import tomllib
+    from spillway.reproduce import cp
+    from spillway.run import validate
+    from spillway.sweep import build_sweep
+
+    for quick in (True, False):
+        for fig in cp.figures(quick):
+            sweep = build_sweep(fig.sweep)
+            for p in sweep.points[:: max(1, len(sweep.points) // 40)]:
+                resolved = tomllib.loads(validate(sweep.base_text, p.overrides))
+                rto = resolved["transport"]["rto_min"]
+                assert rto in ("10ms", "200ms"), (fig.id, p.axes, rto)
+                name = str(p.axes.get("scheme", ""))
+                for named in ("10ms", "200ms"):
+                    if f"({named})" in name:
+                        assert rto == named, (fig.id, p.axes, rto)

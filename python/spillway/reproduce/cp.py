@@ -416,7 +416,7 @@ def _multi(quick: bool) -> Figure:
         sweep={"base_text": TESTBED, "seeds": 1, "schemes": schemes,
                "set": {"workload.kind": "trace", "switch.edge_buffer": "128KB",
                        "host.nic_buffer": "128KB", "host.nic_flow_limit": "off",
-                       "host.nic_drop": "local",
+                       "host.nic_drop": "local", "transport.rto_min": "10ms",
                        "host.rx_jitter": "10us", "run.duration": f"{int(duration * 1000)}ms"},
                "zip": {"label.case": [f"{bg}/{ex}" for bg, ex in points],
                        "workload.flows": flows}},
