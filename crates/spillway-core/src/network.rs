@@ -322,6 +322,21 @@ impl Port {
         self.extras == 0
     }
 
+    // The optional mechanisms, from the flags in the port's first cache line: asking
+    // the boxes themselves would load the port's last line for every packet.
+    #[inline(always)]
+    pub fn has_pfabric(&self) -> bool {
+        self.extras & HAS_PFABRIC != 0
+    }
+    #[inline(always)]
+    pub fn has_notif(&self) -> bool {
+        self.extras & HAS_NOTIF != 0
+    }
+    #[inline(always)]
+    pub fn has_codel(&self) -> bool {
+        self.extras & HAS_CODEL != 0
+    }
+
     /// Nothing queued and the link free at `now`: a packet can start at once.
     #[inline]
     pub fn idle_at(&self, now: Ps) -> bool {

@@ -890,7 +890,7 @@ impl Sim {
         }
         // (A plain idle port refused the packet above only when it does not fit: it is
         // dropped below, as it would be had it been offered to the FIFO.)
-        if port_ref.pfabric.is_some() {
+        if port_ref.has_pfabric() {
             let (hot, cold) = (self.pkts.hot(pkt), self.pkts.get(pkt));
             let e = Entry {
                 pkt,
@@ -918,7 +918,7 @@ impl Sim {
             return;
         }
         let p = self.net.port(node, port);
-        if p.codel.is_some() {
+        if p.has_codel() {
             self.pkts.get_mut(pkt).enq = now;
         }
         if p.mark_above != u64::MAX && kind == PktKind::Data {
@@ -1058,14 +1058,15 @@ impl Sim {
         let p = self.net.port_mut(node, port);
         let data_waiting = !p.is_empty();
         let mut mark = false;
-        let pkt = if p.notif.as_ref().is_some_and(|n| n.ready(now, data_waiting)) {
+        let pkt = if p.has_notif() && p.notif.as_ref().is_some_and(|n| n.ready(now, data_waiting)) {
             let ser = p.serialization(NOTIFICATION_FRAME as u64);
             p.notif.as_mut().unwrap().pop(now, ser).unwrap()
         } else if let Some(pkt) = p.dequeue(now, &self.pkts.hot) {
-            if let Some(c) = p.codel.as_mut() {
+            if p.has_codel() {
                 let cold = self.pkts.get(pkt);
                 if cold.kind == PktKind::Data {
                     let backlog = p.bytes + cold.wire as u64;
+                    let c = p.codel.as_mut().expect("a CoDel port");
                     mark = c.on_dequeue(now, now - cold.enq, backlog);
                 }
             }
@@ -1099,7 +1100,12 @@ impl Sim {
         if !p.is_idle() {
             // Data, or notifications allowed on an idle link, can follow at once; only a
             // strict cap makes lone notifications wait longer.
-            let at = match p.notif.as_ref() {
+            let notif = if p.has_notif() {
+                p.notif.as_ref()
+            } else {
+                None
+            };
+            let at = match notif {
                 Some(n) if !data_waiting_after(p) && n.strict() => done.max(n.next_ok()),
                 _ => done,
             };
