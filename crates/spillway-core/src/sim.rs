@@ -476,7 +476,15 @@ impl Sim {
                     // Superseded wake-ups (see `enqueue`) are ignored.
                     if p.wake_at == time {
                         p.wake_at = NO_WAKE;
-                        self.transmit_next(node, port);
+                        if p.is_plain() {
+                            // `transmit_next` for a plain FIFO port, without the call: the
+                            // head of the FIFO goes (one is there: nothing else takes).
+                            if let Some(pkt) = p.dequeue(time, &self.pkts.hot) {
+                                self.send(node, port, pkt, false);
+                            }
+                        } else {
+                            self.transmit_next(node, port);
+                        }
                     }
                 }
                 Ev::Timer { slot } => self.on_timer(slot, time),
