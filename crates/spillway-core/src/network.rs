@@ -425,6 +425,13 @@ impl Port {
             let q = self.pfabric.as_mut().unwrap();
             return q.dequeue(&mut self.bytes).map(|e| e.pkt);
         }
+        self.dequeue_fifo(now, hot)
+    }
+
+    /// [`Port::dequeue`] for a port known to have no pFabric queue; always inlined, as
+    /// the one per packet that waited.
+    #[inline(always)]
+    pub fn dequeue_fifo(&mut self, now: Ps, hot: &[Hot]) -> Option<u32> {
         if self.nonempty == 0 {
             return None;
         }

@@ -479,7 +479,7 @@ impl Sim {
                         if p.is_plain() {
                             // `transmit_next` for a plain FIFO port, without the call: the
                             // head of the FIFO goes (one is there: nothing else takes).
-                            if let Some(pkt) = p.dequeue(time, &self.pkts.hot) {
+                            if let Some(pkt) = p.dequeue_fifo(time, &self.pkts.hot) {
                                 self.send(node, port, pkt, false);
                             }
                         } else {
