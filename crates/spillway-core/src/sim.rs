@@ -898,7 +898,34 @@ impl Sim {
         }
         // (A plain idle port refused the packet above only when it does not fit: it is
         // dropped below, as it would be had it been offered to the FIFO.)
-        if port_ref.has_pfabric() {
+        if port_ref.is_plain() {
+            if port_ref.enqueue(now, pkt, &mut self.pkts.hot, 0) {
+                // The common case, on the one port reference: no CoDel, and unless DCTCP
+                // marks it, the kick below without looking the port up again.
+                let before = port_ref.bytes - self.pkts.hot(pkt).wire as u64;
+                if port_ref.mark_above != u64::MAX
+                    && kind == PktKind::Data
+                    && before > port_ref.mark_above
+                {
+                    self.mark(node, port, pkt);
+                    self.kick(node, port);
+                    return;
+                }
+                if port_ref.wake_at == NO_WAKE && port_ref.busy_until > now {
+                    let t = port_ref.busy_until;
+                    port_ref.wake_at = t;
+                    self.push(t, Ev::PortFree { node, port });
+                } else {
+                    self.kick(node, port);
+                }
+                return;
+            }
+            if !self.try_cut(node, port, pkt) {
+                self.net.port_mut(node, port).stats.dropped += 1;
+                self.on_drop(node, pkt, in_port);
+                return;
+            }
+        } else if port_ref.has_pfabric() {
             let (hot, cold) = (self.pkts.hot(pkt), self.pkts.get(pkt));
             let e = Entry {
                 pkt,
