@@ -322,6 +322,21 @@ impl Port {
         self.extras == 0
     }
 
+    // The optional mechanisms, from the flags in the port's first cache line: asking
+    // the boxes themselves would load the port's last line for every packet.
+    #[inline(always)]
+    pub fn has_pfabric(&self) -> bool {
+        self.extras & HAS_PFABRIC != 0
+    }
+    #[inline(always)]
+    pub fn has_notif(&self) -> bool {
+        self.extras & HAS_NOTIF != 0
+    }
+    #[inline(always)]
+    pub fn has_codel(&self) -> bool {
+        self.extras & HAS_CODEL != 0
+    }
+
     /// Nothing queued and the link free at `now`: a packet can start at once.
     #[inline]
     pub fn idle_at(&self, now: Ps) -> bool {
@@ -410,6 +425,13 @@ impl Port {
             let q = self.pfabric.as_mut().unwrap();
             return q.dequeue(&mut self.bytes).map(|e| e.pkt);
         }
+        self.dequeue_fifo(now, hot)
+    }
+
+    /// [`Port::dequeue`] for a port known to have no pFabric queue; always inlined, as
+    /// the one per packet that waited.
+    #[inline(always)]
+    pub fn dequeue_fifo(&mut self, now: Ps, hot: &[Hot]) -> Option<u32> {
         if self.nonempty == 0 {
             return None;
         }
@@ -426,7 +448,7 @@ impl Port {
     }
 
     /// No data waiting (notifications aside).
-    #[inline]
+    #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.nonempty == 0
             && (self.extras & HAS_PFABRIC == 0
@@ -434,7 +456,7 @@ impl Port {
     }
 
     /// Nothing at all to send: no data and no notification.
-    #[inline]
+    #[inline(always)]
     pub fn is_idle(&self) -> bool {
         self.is_empty()
             && (self.extras & HAS_NOTIF == 0 || self.notif.as_ref().is_none_or(|n| n.is_empty()))
@@ -825,12 +847,14 @@ impl Network {
     }
 
     /// Port `port` of `node`.
-    #[inline]
+    #[inline(always)]
     pub fn port(&self, node: u32, port: u32) -> &Port {
         &self.ports[(self.first_port[node as usize] + port) as usize]
     }
 
-    #[inline]
+    // Always inlined: with only `#[inline]`, `Sim::send` called it (and `Port::is_idle`)
+    // out of line once per packet hop, ~14 instructions a hop with the call.
+    #[inline(always)]
     pub fn port_mut(&mut self, node: u32, port: u32) -> &mut Port {
         &mut self.ports[(self.first_port[node as usize] + port) as usize]
     }

@@ -39,7 +39,14 @@ enum Ev {
         dst: u32,
         hash: u32,
     },
-    /// A port finished serializing and has more queued.
+    /// A port finished serializing and has more queued. This stays an event of its own,
+    /// at its place in the (time, insertion) order: what was processed before it decides
+    /// which packet goes next (strict priority), the bytes that same-time arrivals find
+    /// queued, and the insertion rank of the next packet's `Arrive`, which orders it among
+    /// same-time arrivals at the next node. Starting the next packet early (when the
+    /// previous one starts, or at enqueue) would push that `Arrive` earlier and reorder
+    /// such ties into the same egress FIFO: at least 234 in fattree_websearch's 20 ms,
+    /// 647 in examples/websearch.toml's first 40 ms, so results would change.
     PortFree { node: u32, port: u32 },
     /// A flow's earliest timer (RTO or delayed ACK) may be due.
     Timer { slot: u32 },
@@ -491,7 +498,15 @@ impl Sim {
                     // Superseded wake-ups (see `enqueue`) are ignored.
                     if p.wake_at == time {
                         p.wake_at = NO_WAKE;
-                        self.transmit_next(node, port);
+                        if p.is_plain() {
+                            // `transmit_next` for a plain FIFO port, without the call: the
+                            // head of the FIFO goes (one is there: nothing else takes).
+                            if let Some(pkt) = p.dequeue_fifo(time, &self.pkts.hot) {
+                                self.send(node, port, pkt, false);
+                            }
+                        } else {
+                            self.transmit_next(node, port);
+                        }
                     }
                 }
                 Ev::Timer { slot } => self.on_timer(slot, time),
@@ -929,7 +944,34 @@ impl Sim {
         }
         // (A plain idle port refused the packet above only when it does not fit: it is
         // dropped below, as it would be had it been offered to the FIFO.)
-        if port_ref.pfabric.is_some() {
+        if port_ref.is_plain() {
+            if port_ref.enqueue(now, pkt, &mut self.pkts.hot, 0) {
+                // The common case, on the one port reference: no CoDel, and unless DCTCP
+                // marks it, the kick below without looking the port up again.
+                let before = port_ref.bytes - self.pkts.hot(pkt).wire as u64;
+                if port_ref.mark_above != u64::MAX
+                    && kind == PktKind::Data
+                    && before > port_ref.mark_above
+                {
+                    self.mark(node, port, pkt);
+                    self.kick(node, port);
+                    return;
+                }
+                if port_ref.wake_at == NO_WAKE && port_ref.busy_until > now {
+                    let t = port_ref.busy_until;
+                    port_ref.wake_at = t;
+                    self.push(t, Ev::PortFree { node, port });
+                } else {
+                    self.kick(node, port);
+                }
+                return;
+            }
+            if !self.try_cut(node, port, pkt) {
+                self.net.port_mut(node, port).stats.dropped += 1;
+                self.on_drop(node, pkt, in_port);
+                return;
+            }
+        } else if port_ref.has_pfabric() {
             let (hot, cold) = (self.pkts.hot(pkt), self.pkts.get(pkt));
             let e = Entry {
                 pkt,
@@ -957,7 +999,7 @@ impl Sim {
             return;
         }
         let p = self.net.port(node, port);
-        if p.codel.is_some() {
+        if p.has_codel() {
             self.pkts.get_mut(pkt).enq = now;
         }
         if p.mark_above != u64::MAX && kind == PktKind::Data {
@@ -1103,14 +1145,15 @@ impl Sim {
         let p = self.net.port_mut(node, port);
         let data_waiting = !p.is_empty();
         let mut mark = false;
-        let pkt = if p.notif.as_ref().is_some_and(|n| n.ready(now, data_waiting)) {
+        let pkt = if p.has_notif() && p.notif.as_ref().is_some_and(|n| n.ready(now, data_waiting)) {
             let ser = p.serialization(NOTIFICATION_FRAME as u64);
             p.notif.as_mut().unwrap().pop(now, ser).unwrap()
         } else if let Some(pkt) = p.dequeue(now, &self.pkts.hot) {
-            if let Some(c) = p.codel.as_mut() {
+            if p.has_codel() {
                 let cold = self.pkts.get(pkt);
                 if cold.kind == PktKind::Data {
                     let backlog = p.bytes + cold.wire as u64;
+                    let c = p.codel.as_mut().expect("a CoDel port");
                     mark = c.on_dequeue(now, now - cold.enq, backlog);
                 }
             }
@@ -1144,7 +1187,12 @@ impl Sim {
         if !p.is_idle() {
             // Data, or notifications allowed on an idle link, can follow at once; only a
             // strict cap makes lone notifications wait longer.
-            let at = match p.notif.as_ref() {
+            let notif = if p.has_notif() {
+                p.notif.as_ref()
+            } else {
+                None
+            };
+            let at = match notif {
                 Some(n) if !data_waiting_after(p) && n.strict() => done.max(n.next_ok()),
                 _ => done,
             };

@@ -367,6 +367,10 @@ impl<C: CongestionControl> TcpSender<C> {
         self.send_available(now, limit, out);
     }
 
+    // One call site per packet (Sim::deliver): inlined there, which the inliner's
+    // heuristics otherwise decide differently from build to build (~35 instructions
+    // per ACK apart).
+    #[inline]
     pub fn on_ack(&mut self, now: Ps, ack: &AckInfo, limit: usize, out: &mut Vec<SegOut>) {
         if ack.cum > self.nxt {
             return; // acknowledges data never sent: ignore
