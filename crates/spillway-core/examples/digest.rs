@@ -1,6 +1,7 @@
 //! Identity check for speed work: `cargo run --release -p spillway-core --example digest --
-//! <scenario.toml> [key=value ...]` runs a scenario, write every Rust-level result (flow records, query
-//! records, port records, counters, stop reason, end time) as Debug text to stdout.
+//! <scenario.toml> [key=value ...]` runs a scenario and writes every Rust-level result
+//! (flow records, query records, port records, counters, stop reason, end time) as Debug
+//! text to stdout, so two builds' outputs can be byte-compared.
 use spillway_core::scenario::Scenario;
 use spillway_core::sim::Sim;
 use std::path::Path;
