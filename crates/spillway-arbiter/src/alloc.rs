@@ -41,12 +41,32 @@ pub enum Mode {
     Iterative,
 }
 
-/// The allocation of one batch: the grants of timeslots `first .. first + width`.
-#[derive(Clone, Debug, Default)]
+/// The allocation of one batch: the grants of timeslots `first .. first + width`, kept
+/// per timeslot (what path selection and the endpoints consume).
+///
+/// Slot k's grants are `toks[k * stride..][..len[k]]`, in the order they were made.
+/// During max-min allocation they are also the per-slot bins (§3.1 order): a pair
+/// granted slot k is re-offered from there, so recording a grant and binning its token
+/// is one store. A token's count fields matter only while the batch is allocated.
+#[derive(Clone, Debug)]
 pub struct Batch {
     first: u64,
     width: u32,
-    grants: Vec<Grant>,
+    stride: usize,
+    toks: Vec<Tok>,
+    len: [u32; 64],
+}
+
+impl Default for Batch {
+    fn default() -> Self {
+        Batch {
+            first: 0,
+            width: 0,
+            stride: 0,
+            toks: Vec::new(),
+            len: [0; 64],
+        }
+    }
 }
 
 impl Batch {
@@ -59,21 +79,56 @@ impl Batch {
     pub fn width(&self) -> u32 {
         self.width
     }
-    /// All grants of the batch, in no particular order.
-    pub fn grants(&self) -> &[Grant] {
-        &self.grants
+    /// Number of grants in the batch.
+    pub fn len(&self) -> usize {
+        self.len[..self.width as usize]
+            .iter()
+            .map(|&l| l as usize)
+            .sum()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// All grants of the batch, slot by slot.
+    pub fn grants(&self) -> impl Iterator<Item = Grant> + '_ {
+        (0..self.width).flat_map(move |k| {
+            self.timeslot(k).map(move |f| Grant {
+                slot: k,
+                src: f.src,
+                dst: f.dst,
+            })
+        })
     }
     /// The matching of timeslot `first + k`.
-    pub fn timeslot(&self, k: u32) -> impl Iterator<Item = Flow> + '_ {
-        self.grants
+    pub fn timeslot(&self, k: u32) -> impl ExactSizeIterator<Item = Flow> + '_ {
+        let at = k as usize * self.stride;
+        self.toks[at..at + self.len[k as usize] as usize]
             .iter()
-            .filter(move |g| g.slot == k)
-            .map(Grant::flow)
+            .map(|t| t.f())
     }
-    pub(crate) fn reset(&mut self, first: u64, width: u32) {
+    /// Start a batch for `n` endpoints: at most `n` grants per timeslot.
+    pub(crate) fn reset(&mut self, first: u64, width: u32, n: usize) {
         self.first = first;
         self.width = width;
-        self.grants.clear();
+        // Skewed by a few tokens so that the slots' heads do not share cache sets.
+        self.stride = n + 4;
+        let need = width as usize * self.stride;
+        if self.toks.len() < need {
+            let none = Tok::new(Flow { src: 0, dst: 0 }, 0, 0);
+            self.toks.resize(need, none);
+        }
+        self.len = [0; 64];
+    }
+    /// Record a grant of slot `k`, with its token state.
+    #[inline(always)]
+    fn push(&mut self, k: u32, t: Tok) {
+        let l = &mut self.len[k as usize];
+        self.toks[k as usize * self.stride + *l as usize] = t;
+        *l += 1;
+    }
+    #[inline(always)]
+    fn at(&self, k: u32, i: u32) -> Flow {
+        self.toks[k as usize * self.stride + i as usize].f()
     }
 }
 
@@ -84,18 +139,14 @@ pub(crate) struct Core {
     pub first: u64,
     /// Whether some endpoint was absent when the batch began (else no presence checks).
     absent: bool,
-    /// Max-min: pairs allocated in slot k with demand left, in processing order.
-    bins: Vec<Vec<Tok>>,
-    /// The same for [`Core::maxmin_flat`]: bin k is `flat[k * stride..]`, at most one
-    /// token per endpoint (a timeslot's grants), so it never grows.
-    flat: Vec<Tok>,
 }
 
 /// A pair in flight within a batch, carrying the demand it may still take (a lower
 /// bound of what the table says: reports only add) and its grants in this batch. Two
 /// words, updated whole: a grant is one add, and the token is stored from registers
 /// (field-wise updates of a spilled token made its 16-byte reload miss store forwarding).
-#[derive(Clone, Copy)]
+/// In a [`Batch`] a token with nothing left (`rem` 0) is only the record of a grant.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Tok {
     /// src | dst << 32.
     pair: u64,
@@ -232,15 +283,11 @@ pub(crate) struct SortScratch {
 
 impl Core {
     pub fn new(fabric: &Fabric, width: u32) -> Self {
-        // A bin never holds more tokens than a timeslot has grants.
-        let n = fabric.endpoints();
         Core {
             slots: Slots::new(fabric, width),
             width,
             first: 0,
             absent: false,
-            bins: (0..width).map(|_| Vec::with_capacity(n)).collect(),
-            flat: Vec::new(),
         }
     }
 
@@ -256,19 +303,13 @@ impl Core {
                 self.absent = true;
             }
         }
-        out.reset(first, self.width);
-        // At most one grant per endpoint and timeslot: no growth on the hot path.
-        out.grants.reserve(d.endpoints() * self.width as usize);
+        out.reset(first, self.width, d.endpoints());
     }
 
     #[inline(always)]
     fn grant<const RACKS: bool>(&mut self, d: &DemandTable, f: Flow, k: u32, out: &mut Batch) {
-        self.slots.place::<RACKS>(f, k, out.grants.len() as u32);
-        out.grants.push(Grant {
-            slot: k,
-            src: f.src,
-            dst: f.dst,
-        });
+        self.slots.place::<RACKS>(f, k, out.len[k as usize]);
+        out.push(k, Tok::new(f, 0, 0));
         d.grant(f, self.first + k as u64);
     }
 
@@ -319,15 +360,8 @@ impl Core {
             return self.exit(d, t, key, blocked);
         }
         let k = a.trailing_zeros();
-        self.slots.place::<RACKS>(t.f(), k, out.grants.len() as u32);
-        out.grants.push(Grant {
-            slot: k,
-            src: t.f().src,
-            dst: t.f().dst,
-        });
-        if let Some(t) = granted(d, t, self.first + k as u64, blocked) {
-            self.bins[k as usize].push(t);
-        }
+        self.slots.place::<RACKS>(t.f(), k, out.len[k as usize]);
+        out.push(k, granted(d, t, self.first + k as u64, blocked));
     }
 
     /// The token leaves the batch with nothing free for it (or nothing to send): write
@@ -346,12 +380,13 @@ impl Core {
     ) {
         for k in 0..self.width {
             let key = self.first + k as u64 + 1;
-            let mut bin = std::mem::take(&mut self.bins[k as usize]);
-            for &t in &bin {
-                self.step::<RACKS, S>(d, t, key, blocked, out);
+            // Tokens only move to later slots: slot k is complete when reached.
+            for j in 0..out.len[k as usize] as usize {
+                let t = out.toks[k as usize * out.stride + j];
+                if t.rem() > 0 {
+                    self.step::<RACKS, S>(d, t, key, blocked, out);
+                }
             }
-            bin.clear();
-            self.bins[k as usize] = bin;
         }
     }
 
@@ -369,24 +404,17 @@ impl Core {
         out: &mut Batch,
     ) {
         debug_assert!(!self.slots.racks() && !self.slots.own);
-        let n = d.endpoints();
-        // Skewed by a few tokens so that the bins' heads do not share cache sets.
-        let stride = n + 4;
         let width = self.width as usize;
-        if self.flat.len() < width * stride {
-            let none = Tok::new(Flow { src: 0, dst: 0 }, 0, 0);
-            self.flat.resize(width * stride, none);
-        }
+        let stride = out.stride;
         let mut b = Flat {
             d,
             first: self.first,
             absent: self.absent,
             sf: &mut self.slots.src_free,
             df: &mut self.slots.dst_free,
-            bins: &mut self.flat,
+            bins: &mut out.toks,
             stride,
             len: [0; 64],
-            grants: &mut out.grants,
         };
         let mut i = 0;
         for &f in arrivals {
@@ -406,10 +434,13 @@ impl Core {
             // Tokens only move to later bins: bin k is complete when reached.
             while j < b.len[k] as usize {
                 let t = b.bins[k * stride + j];
-                b.step(t, key, leftover);
+                if t.rem() > 0 {
+                    b.step(t, key, leftover);
+                }
                 j += 1;
             }
         }
+        out.len = b.len;
     }
 
     /// Give `f` every free slot it can use (min-FCT and the final greedy pass). Returns
@@ -464,7 +495,7 @@ impl Core {
         f: Flow,
         out: &mut Batch,
     ) -> bool {
-        let q = out.grants[gi as usize].flow();
+        let q = out.at(k, gi);
         let to = self.slots.avail::<RACKS>(q);
         if to == 0 {
             return false;
@@ -476,8 +507,18 @@ impl Core {
             self.slots.place::<RACKS>(q, k, gi);
             return false;
         }
-        self.slots.place::<RACKS>(q, k2, gi);
-        out.grants[gi as usize].slot = k2;
+        // q's grant moves from slot k to k2; slot k's last grant takes its place.
+        let last = out.len[k as usize] - 1;
+        let at = k as usize * out.stride;
+        out.toks[at + gi as usize] = out.toks[at + last as usize];
+        out.len[k as usize] = last;
+        if gi != last {
+            let m = out.at(k, gi);
+            self.slots.src_owner[m.src as usize * 64 + k as usize] = gi;
+            self.slots.dst_owner[m.dst as usize * 64 + k as usize] = gi;
+        }
+        self.slots.place::<RACKS>(q, k2, out.len[k2 as usize]);
+        out.push(k2, Tok::new(q, 0, 0));
         self.grant::<RACKS>(d, f, k, out);
         // q's max-min key is its latest slot in the batch.
         let src_busy = !self.slots.src_free[q.src as usize] & self.slots.full;
@@ -485,7 +526,8 @@ impl Core {
             .rev()
             .filter(|&x| src_busy >> x & 1 == 1)
             .find(|&x| {
-                out.grants[self.slots.src_owner[q.src as usize * 64 + x as usize] as usize].dst
+                out.at(x, self.slots.src_owner[q.src as usize * 64 + x as usize])
+                    .dst
                     == q.dst
             })
             .expect("q was just placed");
@@ -504,7 +546,6 @@ struct Flat<'a> {
     bins: &'a mut [Tok],
     stride: usize,
     len: [u32; 64],
-    grants: &'a mut Vec<Grant>,
 }
 
 impl Flat<'_> {
@@ -527,14 +568,7 @@ impl Flat<'_> {
         let k = a.trailing_zeros();
         self.sf[s] &= !(1 << k);
         self.df[r] &= !(1 << k);
-        self.grants.push(Grant {
-            slot: k,
-            src: t.f().src,
-            dst: t.f().dst,
-        });
-        let Some(t) = granted(self.d, t, self.first + k as u64, blocked) else {
-            return;
-        };
+        let t = granted(self.d, t, self.first + k as u64, blocked);
         let len = &mut self.len[k as usize];
         self.bins[k as usize * self.stride + *len as usize] = t;
         *len += 1;
@@ -566,10 +600,10 @@ fn exit<S: Sink>(d: &DemandTable, absent: bool, t: Tok, key: u64, blocked: &mut 
     }
 }
 
-/// The token got timeslot `slot`: the token to bin for its next offer, or `None` if it
-/// left the batch (ran dry, nothing reported since).
+/// The token got timeslot `slot`: the token to record in the slot, for its next offer,
+/// or with `rem` 0 if it left the batch (ran dry, nothing reported since).
 #[inline(always)]
-fn granted<S: Sink>(d: &DemandTable, mut t: Tok, slot: u64, blocked: &mut S) -> Option<Tok> {
+fn granted<S: Sink>(d: &DemandTable, mut t: Tok, slot: u64, blocked: &mut S) -> Tok {
     t.take_one();
     if t.rem() == 1 {
         // The next grant runs it dry and reads the table: start loading the record now
@@ -578,12 +612,9 @@ fn granted<S: Sink>(d: &DemandTable, mut t: Tok, slot: u64, blocked: &mut S) -> 
     }
     if t.rem() == 0 {
         t.set_rem(refill(d, t, slot, blocked));
-        if t.rem() == 0 {
-            return None;
-        }
         t.clear_got();
     }
-    Some(t)
+    t
 }
 
 /// A token ran dry in slot `last`: write it back and read the table for demand reported
