@@ -406,15 +406,18 @@ impl Core {
         debug_assert!(!self.slots.racks() && !self.slots.own);
         let width = self.width as usize;
         let stride = out.stride;
+        let mut tail = [0; 64];
+        for (k, t) in tail.iter_mut().enumerate().take(width) {
+            *t = (k * stride) as u32;
+        }
         let mut b = Flat {
             d,
             first: self.first,
             absent: self.absent,
             sf: &mut self.slots.src_free,
             df: &mut self.slots.dst_free,
-            bins: &mut out.toks,
-            stride,
-            len: [0; 64],
+            toks: &mut out.toks,
+            tail,
         };
         let mut i = 0;
         for &f in arrivals {
@@ -430,17 +433,16 @@ impl Core {
         }
         for k in 0..width {
             let key = b.first + k as u64 + 1;
-            let mut j = 0;
-            // Tokens only move to later bins: bin k is complete when reached.
-            while j < b.len[k] as usize {
-                let t = b.bins[k * stride + j];
+            // Tokens only move to later slots: slot k is complete when reached, so its
+            // end is read once.
+            for j in k * stride..b.tail[k] as usize {
+                let t = b.toks[j];
                 if t.rem() > 0 {
                     b.step(t, key, leftover);
                 }
-                j += 1;
             }
+            out.len[k] = b.tail[k] - (k * stride) as u32;
         }
-        out.len = b.len;
     }
 
     /// Give `f` every free slot it can use (min-FCT and the final greedy pass). Returns
@@ -543,9 +545,10 @@ struct Flat<'a> {
     absent: bool,
     sf: &'a mut [u64],
     df: &'a mut [u64],
-    bins: &'a mut [Tok],
-    stride: usize,
-    len: [u32; 64],
+    /// The batch's per-slot lists ([`Batch`]).
+    toks: &'a mut [Tok],
+    /// Where slot k's next grant goes in `toks` (one index: no stride multiply).
+    tail: [u32; 64],
 }
 
 impl Flat<'_> {
@@ -561,17 +564,20 @@ impl Flat<'_> {
     #[inline(always)]
     fn step(&mut self, t: Tok, key: u64, blocked: &mut Vec<Pend>) {
         let (s, r) = (t.f().src as usize, t.f().dst as usize);
-        let a = self.sf[s] & self.df[r];
+        let (ws, wd) = (self.sf[s], self.df[r]);
+        let a = ws & wd;
         if a == 0 {
             return self.exit(t, key, blocked);
         }
-        let k = a.trailing_zeros();
-        self.sf[s] &= !(1 << k);
-        self.df[r] &= !(1 << k);
+        // The lowest common free slot: clear it in both words as read (no reload).
+        let bit = a & a.wrapping_neg();
+        self.sf[s] = ws ^ bit;
+        self.df[r] = wd ^ bit;
+        let k = a.trailing_zeros() & 63;
         let t = granted(self.d, t, self.first + k as u64, blocked);
-        let len = &mut self.len[k as usize];
-        self.bins[k as usize * self.stride + *len as usize] = t;
-        *len += 1;
+        let i = &mut self.tail[k as usize];
+        self.toks[*i as usize] = t;
+        *i += 1;
     }
 
     #[inline(always)]
