@@ -274,11 +274,43 @@ pub(crate) fn sort_by_key(d: &DemandTable, v: &mut [Flow], scratch: &mut SortScr
     }
 }
 
-/// Buffers of [`sort_by_key`], reused.
+/// Sort newly active pairs (state read when they were activated) by max-min key, then
+/// source, destination, without touching the table. Key, pair index and position are
+/// packed in one u64 when they fit: a sort of words, then a gather.
+fn sort_arrivals(n: usize, v: &mut Vec<Pend>, scratch: &mut SortScratch) {
+    if v.len() < 2 {
+        return;
+    }
+    let bits = |x: u64| u64::BITS - x.leading_zeros();
+    let (lo, hi) = v
+        .iter()
+        .fold((u64::MAX, 0), |(lo, hi), p| (lo.min(p.key), hi.max(p.key)));
+    let bi = bits(v.len() as u64 - 1);
+    let bp = bits((n * n) as u64 - 1);
+    let sorted = &mut scratch.pends;
+    sorted.clear();
+    if bi + bp + bits(hi - lo) < 64 {
+        let mask = (1u64 << bi) - 1;
+        scratch.narrow.clear();
+        scratch.narrow.extend(v.iter().enumerate().map(|(i, p)| {
+            let pair = p.f.src as u64 * n as u64 + p.f.dst as u64;
+            (p.key - lo) << (bp + bi) | pair << bi | i as u64
+        }));
+        scratch.narrow.sort_unstable();
+        sorted.extend(scratch.narrow.iter().map(|&x| v[(x & mask) as usize]));
+    } else {
+        sorted.extend_from_slice(v);
+        sorted.sort_unstable_by_key(|p| (p.key, p.f.src, p.f.dst));
+    }
+    std::mem::swap(v, sorted);
+}
+
+/// Buffers of [`sort_by_key`] and [`sort_arrivals`], reused.
 #[derive(Default)]
 pub(crate) struct SortScratch {
     narrow: Vec<u64>,
     wide: Vec<u128>,
+    pends: Vec<Pend>,
 }
 
 impl Core {
@@ -398,7 +430,7 @@ impl Core {
         &mut self,
         d: &DemandTable,
         pending: &[Pend],
-        arrivals: &[Flow],
+        arrivals: &[Pend],
         stale: &mut Vec<Pend>,
         leftover: &mut Vec<Pend>,
         out: &mut Batch,
@@ -420,8 +452,7 @@ impl Core {
             tail,
         };
         let mut i = 0;
-        for &f in arrivals {
-            let a = Pend::read(d, f);
+        for &a in arrivals {
             while i < pending.len() && pending[i].key <= a.key {
                 b.offer(pending[i], stale);
                 i += 1;
@@ -667,8 +698,11 @@ pub struct Allocator {
     core: Core,
     /// Pairs with demand, as tokens in policy order (max-min: ascending key).
     pending: Vec<Pend>,
-    /// Pairs activated since the last batch.
-    arrivals: Vec<Flow>,
+    /// Pairs activated since the last batch, with the demand and key they had then
+    /// (read from the table's record while the report had it in cache, as the
+    /// original's `add_backlog` does; the key cannot change while the pair is
+    /// inactive, and the demand is a lower bound, like a token's).
+    arrivals: Vec<Pend>,
     stale: Vec<Pend>,
     leftover: Vec<Pend>,
     /// Pairs as bare flows (min-FCT and the iterative passes work from the table).
@@ -716,8 +750,8 @@ impl Allocator {
     }
 
     /// Hand over a pair that [`DemandTable`] reported as newly active.
-    pub fn activate(&mut self, f: Flow) {
-        self.arrivals.push(f);
+    pub fn activate(&mut self, d: &DemandTable, f: Flow) {
+        self.arrivals.push(Pend::read(d, f));
     }
 
     /// Pairs currently pending (with a token in this allocator).
@@ -734,7 +768,7 @@ impl Allocator {
         if d.resets() != self.resets {
             // A reset dropped pending demand: the tokens' counts may be too high.
             self.resets = d.resets();
-            for t in &mut self.pending {
+            for t in self.pending.iter_mut().chain(&mut self.arrivals) {
                 *t = Pend::read(d, t.f);
             }
         }
@@ -752,8 +786,8 @@ impl Allocator {
             Policy::MaxMin => {
                 // New pairs join in key order (never allocated = 0 = first); a pair that
                 // was idle keeps the key of its last allocation. Pending tokens carry
-                // their keys: only the new pairs are read from the table.
-                sort_by_key(d, &mut self.arrivals, &mut self.keys);
+                // their keys, and so do the new pairs.
+                sort_arrivals(d.endpoints(), &mut self.arrivals, &mut self.keys);
                 if !RACKS && self.mode == Mode::Greedy {
                     self.core.maxmin_flat(
                         d,
@@ -769,8 +803,7 @@ impl Allocator {
                     return;
                 }
                 let mut i = 0;
-                for &f in &self.arrivals {
-                    let a = Pend::read(d, f);
+                for &a in &self.arrivals {
                     while i < self.pending.len() && self.pending[i].key <= a.key {
                         let t = self.pending[i];
                         self.core.offer::<RACKS, _>(d, t, &mut self.stale, out);
@@ -786,7 +819,7 @@ impl Allocator {
             Policy::MinFct => {
                 self.flows.clear();
                 self.flows.extend(self.pending.iter().map(|t| t.f));
-                self.flows.append(&mut self.arrivals);
+                self.flows.extend(self.arrivals.iter().map(|t| t.f));
                 self.flows
                     .sort_unstable_by_key(|&f| (d.remaining(f), d.last_key(f), f.src, f.dst));
                 self.kept.clear();
@@ -881,7 +914,7 @@ impl Arbiter {
     /// its last reset.
     pub fn request(&mut self, src: u32, dst: u32, total: u64) -> Result<(), crate::DemandError> {
         if let Some(f) = self.demand.request(src, dst, total)? {
-            self.alloc.activate(f);
+            self.alloc.activate(&self.demand, f);
         }
         Ok(())
     }
@@ -893,7 +926,7 @@ impl Arbiter {
     pub fn rejoin(&mut self, e: u32) -> Result<(), crate::DemandError> {
         self.demand.rejoin(e, &mut self.rejoined)?;
         for f in self.rejoined.drain(..) {
-            self.alloc.activate(f);
+            self.alloc.activate(&self.demand, f);
         }
         Ok(())
     }
