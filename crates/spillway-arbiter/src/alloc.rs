@@ -450,6 +450,7 @@ impl Core {
             df: &mut self.slots.dst_free,
             toks: &mut out.toks,
             tail,
+            stride,
         };
         let mut i = 0;
         for &a in arrivals {
@@ -467,7 +468,8 @@ impl Core {
             // Tokens only move to later slots: slot k is complete when reached, so its
             // end is read once.
             for j in k * stride..b.tail[k] as usize {
-                let t = b.toks[j];
+                // SAFETY: j < tail[k], within `toks` (see `Flat::step`).
+                let t = unsafe { *b.toks.get_unchecked(j) };
                 if t.rem() > 0 {
                     b.step(t, key, leftover);
                 }
@@ -580,6 +582,7 @@ struct Flat<'a> {
     toks: &'a mut [Tok],
     /// Where slot k's next grant goes in `toks` (one index: no stride multiply).
     tail: [u32; 64],
+    stride: usize,
 }
 
 impl Flat<'_> {
@@ -595,19 +598,32 @@ impl Flat<'_> {
     #[inline(always)]
     fn step(&mut self, t: Tok, key: u64, blocked: &mut Vec<Pend>) {
         let (s, r) = (t.f().src as usize, t.f().dst as usize);
-        let (ws, wd) = (self.sf[s], self.df[r]);
+        // SAFETY: `s`, `r` < n = `sf.len()` = `df.len()`: every token's pair was checked
+        // against the allocator's endpoints when it was activated
+        // (`Allocator::activate`), and `allocate` checks that the table has as many.
+        // The checks cost more than their compare: without them the loop's working
+        // set fits in registers (callgrind: 5598 -> 4631 instructions per timeslot).
+        let (ws, wd) = unsafe { (*self.sf.get_unchecked(s), *self.df.get_unchecked(r)) };
         let a = ws & wd;
         if a == 0 {
             return self.exit(t, key, blocked);
         }
         // The lowest common free slot: clear it in both words as read (no reload).
         let bit = a & a.wrapping_neg();
-        self.sf[s] = ws ^ bit;
-        self.df[r] = wd ^ bit;
+        // SAFETY: as above.
+        unsafe {
+            *self.sf.get_unchecked_mut(s) = ws ^ bit;
+            *self.df.get_unchecked_mut(r) = wd ^ bit;
+        }
         let k = a.trailing_zeros() & 63;
         let t = granted(self.d, t, self.first + k as u64, blocked);
         let i = &mut self.tail[k as usize];
-        self.toks[*i as usize] = t;
+        // SAFETY: slot k's grants start at k * stride and a slot holds at most n grants
+        // (each clears bit k of a distinct source's word), so the index is below
+        // k * stride + n < (k + 1) * stride <= width * stride <= `toks.len()`
+        // (`Batch::reset`).
+        debug_assert!((*i as usize) < (k as usize + 1) * self.stride);
+        unsafe { *self.toks.get_unchecked_mut(*i as usize) = t };
         *i += 1;
     }
 
@@ -750,7 +766,16 @@ impl Allocator {
     }
 
     /// Hand over a pair that [`DemandTable`] reported as newly active.
+    ///
+    /// # Panics
+    /// If the pair is not one of this allocator's fabric (the allocation loop relies on
+    /// it: its endpoint lookups are unchecked).
     pub fn activate(&mut self, d: &DemandTable, f: Flow) {
+        let n = self.core.slots.src_free.len();
+        assert!(
+            (f.src as usize) < n && (f.dst as usize) < n,
+            "{f:?} is not a pair of the fabric's {n} endpoints"
+        );
         self.arrivals.push(Pend::read(d, f));
     }
 
@@ -761,7 +786,15 @@ impl Allocator {
 
     /// Allocate timeslots `first .. first + width` into `out`. The caller's clock decides
     /// `first`; batches must not overlap and should be allocated in increasing order.
+    ///
+    /// # Panics
+    /// If the table is not for this allocator's fabric (a different number of endpoints).
     pub fn allocate(&mut self, d: &DemandTable, first: u64, out: &mut Batch) {
+        assert_eq!(
+            d.endpoints(),
+            self.core.slots.src_free.len(),
+            "demand table and allocator have different fabrics"
+        );
         self.core.begin(d, first, out);
         // Only the iterative mode looks up who holds a slot.
         self.core.slots.own = self.mode == Mode::Iterative;
