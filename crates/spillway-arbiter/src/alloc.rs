@@ -770,6 +770,7 @@ impl Allocator {
     /// # Panics
     /// If the pair is not one of this allocator's fabric (the allocation loop relies on
     /// it: its endpoint lookups are unchecked).
+    #[inline]
     pub fn activate(&mut self, d: &DemandTable, f: Flow) {
         let n = self.core.slots.src_free.len();
         assert!(
