@@ -1,9 +1,72 @@
 //! Fixed-work runs for profiling under callgrind/cachegrind (deterministic instruction
 //! and simulated cache-miss counts): `arbiter-prof alloc LOAD BATCHES` or
-//! `arbiter-prof perm SAMPLES`.
+//! `arbiter-prof perm SAMPLES`. `arbiter-prof hash LOAD BATCHES` prints hashes of every
+//! grant of a greedy max-min run (slot by slot in grant order, and per batch sorted): two builds
+//! allocate identically if they print the same.
 
-use spillway_arbiter::bench;
-use spillway_arbiter::Mode;
+use spillway_arbiter::bench::{self, Sizes};
+use spillway_arbiter::{Arbiter, Batch, Fabric, Mode, Pipeline, Policy};
+
+/// FNV-1a over words.
+fn fnv(h: &mut u64, x: u64) {
+    *h = (*h ^ x).wrapping_mul(0x100_0000_01b3);
+}
+
+/// `variant`: "" (greedy, one switch), "iter" (iterative), "racks" (8 racks of 32, 24
+/// uplinks: the rack-limited path), "pipe" (2-stage pipeline).
+fn hash(load: f64, batches: u64, variant: &str) {
+    let (n, width) = (256u32, 64u32);
+    let fabric = if variant == "racks" {
+        Fabric::racks(8, 32, 24, 24)
+    } else {
+        Fabric::full_bisection(n as usize)
+    };
+    let mode = if variant == "iter" {
+        Mode::Iterative
+    } else {
+        Mode::Greedy
+    };
+    let reqs = bench::poisson_requests(n, load, Sizes::Fixed(10), width, batches, 1);
+    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, mode, width);
+    let mut pipe = (variant == "pipe").then(|| Pipeline::new(&fabric, 2, width));
+    let mut out = Batch::new();
+    let (mut ordered, mut sorted) = (0xcbf2_9ce4_8422_2325u64, 0xcbf2_9ce4_8422_2325u64);
+    let (mut granted, mut r) = (0u64, 0usize);
+    let mut v = Vec::new();
+    for b in 0..batches {
+        while r < reqs.len() && reqs[r].0 as u64 <= b {
+            let (_, s, d, total) = reqs[r];
+            match &mut pipe {
+                Some(p) => p.request(s, d, total).expect("valid endpoints"),
+                None => arb.request(s, d, total).expect("valid endpoints"),
+            }
+            r += 1;
+        }
+        match &mut pipe {
+            Some(p) => {
+                p.allocate(b * width as u64);
+                let done = p.recv();
+                p.recycle(std::mem::replace(&mut out, done));
+            }
+            None => arb.allocate(b * width as u64, &mut out),
+        }
+        v.clear();
+        // Slot by slot, each slot's grants in the order the allocator made them.
+        for k in 0..out.width() {
+            for f in out.timeslot(k) {
+                let w = (k as u64) << 40 | (f.src as u64) << 20 | f.dst as u64;
+                fnv(&mut ordered, w);
+                v.push(w);
+            }
+        }
+        v.sort_unstable();
+        for &w in &v {
+            fnv(&mut sorted, w);
+        }
+        granted += v.len() as u64;
+    }
+    println!("{variant} load {load} batches {batches} granted {granted} ordered {ordered:016x} sorted {sorted:016x}");
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -19,6 +82,11 @@ fn main() {
             let (m, p) = bench::pathsel_permutations(num(1, 2000.0) as usize, 3);
             println!("median {m:.3} us, p99 {p:.3} us");
         }
-        _ => eprintln!("usage: arbiter-prof alloc LOAD BATCHES | perm SAMPLES"),
+        "hash" => hash(
+            num(1, 0.3),
+            num(2, 200.0) as u64,
+            args.get(3).map(String::as_str).unwrap_or(""),
+        ),
+        _ => eprintln!("usage: arbiter-prof alloc LOAD BATCHES | perm SAMPLES | hash LOAD BATCHES [iter|racks|pipe]"),
     }
 }

@@ -41,12 +41,32 @@ pub enum Mode {
     Iterative,
 }
 
-/// The allocation of one batch: the grants of timeslots `first .. first + width`.
-#[derive(Clone, Debug, Default)]
+/// The allocation of one batch: the grants of timeslots `first .. first + width`, kept
+/// per timeslot (what path selection and the endpoints consume).
+///
+/// Slot k's grants are `toks[k * stride..][..len[k]]`, in the order they were made.
+/// During max-min allocation they are also the per-slot bins (§3.1 order): a pair
+/// granted slot k is re-offered from there, so recording a grant and binning its token
+/// is one store. A token's count fields matter only while the batch is allocated.
+#[derive(Clone, Debug)]
 pub struct Batch {
     first: u64,
     width: u32,
-    grants: Vec<Grant>,
+    stride: usize,
+    toks: Vec<Tok>,
+    len: [u32; 64],
+}
+
+impl Default for Batch {
+    fn default() -> Self {
+        Batch {
+            first: 0,
+            width: 0,
+            stride: 0,
+            toks: Vec::new(),
+            len: [0; 64],
+        }
+    }
 }
 
 impl Batch {
@@ -59,21 +79,56 @@ impl Batch {
     pub fn width(&self) -> u32 {
         self.width
     }
-    /// All grants of the batch, in no particular order.
-    pub fn grants(&self) -> &[Grant] {
-        &self.grants
+    /// Number of grants in the batch.
+    pub fn len(&self) -> usize {
+        self.len[..self.width as usize]
+            .iter()
+            .map(|&l| l as usize)
+            .sum()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// All grants of the batch, slot by slot.
+    pub fn grants(&self) -> impl Iterator<Item = Grant> + '_ {
+        (0..self.width).flat_map(move |k| {
+            self.timeslot(k).map(move |f| Grant {
+                slot: k,
+                src: f.src,
+                dst: f.dst,
+            })
+        })
     }
     /// The matching of timeslot `first + k`.
-    pub fn timeslot(&self, k: u32) -> impl Iterator<Item = Flow> + '_ {
-        self.grants
+    pub fn timeslot(&self, k: u32) -> impl ExactSizeIterator<Item = Flow> + '_ {
+        let at = k as usize * self.stride;
+        self.toks[at..at + self.len[k as usize] as usize]
             .iter()
-            .filter(move |g| g.slot == k)
-            .map(Grant::flow)
+            .map(|t| t.f())
     }
-    pub(crate) fn reset(&mut self, first: u64, width: u32) {
+    /// Start a batch for `n` endpoints: at most `n` grants per timeslot.
+    pub(crate) fn reset(&mut self, first: u64, width: u32, n: usize) {
         self.first = first;
         self.width = width;
-        self.grants.clear();
+        // Skewed by a few tokens so that the slots' heads do not share cache sets.
+        self.stride = n + 4;
+        let need = width as usize * self.stride;
+        if self.toks.len() < need {
+            let none = Tok::new(Flow { src: 0, dst: 0 }, 0, 0);
+            self.toks.resize(need, none);
+        }
+        self.len = [0; 64];
+    }
+    /// Record a grant of slot `k`, with its token state.
+    #[inline(always)]
+    fn push(&mut self, k: u32, t: Tok) {
+        let l = &mut self.len[k as usize];
+        self.toks[k as usize * self.stride + *l as usize] = t;
+        *l += 1;
+    }
+    #[inline(always)]
+    fn at(&self, k: u32, i: u32) -> Flow {
+        self.toks[k as usize * self.stride + i as usize].f()
     }
 }
 
@@ -84,18 +139,14 @@ pub(crate) struct Core {
     pub first: u64,
     /// Whether some endpoint was absent when the batch began (else no presence checks).
     absent: bool,
-    /// Max-min: pairs allocated in slot k with demand left, in processing order.
-    bins: Vec<Vec<Tok>>,
-    /// The same for [`Core::maxmin_flat`]: bin k is `flat[k * stride..]`, at most one
-    /// token per endpoint (a timeslot's grants), so it never grows.
-    flat: Vec<Tok>,
 }
 
 /// A pair in flight within a batch, carrying the demand it may still take (a lower
 /// bound of what the table says: reports only add) and its grants in this batch. Two
 /// words, updated whole: a grant is one add, and the token is stored from registers
 /// (field-wise updates of a spilled token made its 16-byte reload miss store forwarding).
-#[derive(Clone, Copy)]
+/// In a [`Batch`] a token with nothing left (`rem` 0) is only the record of a grant.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Tok {
     /// src | dst << 32.
     pair: u64,
@@ -223,24 +274,52 @@ pub(crate) fn sort_by_key(d: &DemandTable, v: &mut [Flow], scratch: &mut SortScr
     }
 }
 
-/// Buffers of [`sort_by_key`], reused.
+/// Sort newly active pairs (state read when they were activated) by max-min key, then
+/// source, destination, without touching the table. Key, pair index and position are
+/// packed in one u64 when they fit: a sort of words, then a gather.
+fn sort_arrivals(n: usize, v: &mut Vec<Pend>, scratch: &mut SortScratch) {
+    if v.len() < 2 {
+        return;
+    }
+    let bits = |x: u64| u64::BITS - x.leading_zeros();
+    let (lo, hi) = v
+        .iter()
+        .fold((u64::MAX, 0), |(lo, hi), p| (lo.min(p.key), hi.max(p.key)));
+    let bi = bits(v.len() as u64 - 1);
+    let bp = bits((n * n) as u64 - 1);
+    let sorted = &mut scratch.pends;
+    sorted.clear();
+    if bi + bp + bits(hi - lo) < 64 {
+        let mask = (1u64 << bi) - 1;
+        scratch.narrow.clear();
+        scratch.narrow.extend(v.iter().enumerate().map(|(i, p)| {
+            let pair = p.f.src as u64 * n as u64 + p.f.dst as u64;
+            (p.key - lo) << (bp + bi) | pair << bi | i as u64
+        }));
+        scratch.narrow.sort_unstable();
+        sorted.extend(scratch.narrow.iter().map(|&x| v[(x & mask) as usize]));
+    } else {
+        sorted.extend_from_slice(v);
+        sorted.sort_unstable_by_key(|p| (p.key, p.f.src, p.f.dst));
+    }
+    std::mem::swap(v, sorted);
+}
+
+/// Buffers of [`sort_by_key`] and [`sort_arrivals`], reused.
 #[derive(Default)]
 pub(crate) struct SortScratch {
     narrow: Vec<u64>,
     wide: Vec<u128>,
+    pends: Vec<Pend>,
 }
 
 impl Core {
     pub fn new(fabric: &Fabric, width: u32) -> Self {
-        // A bin never holds more tokens than a timeslot has grants.
-        let n = fabric.endpoints();
         Core {
             slots: Slots::new(fabric, width),
             width,
             first: 0,
             absent: false,
-            bins: (0..width).map(|_| Vec::with_capacity(n)).collect(),
-            flat: Vec::new(),
         }
     }
 
@@ -256,19 +335,13 @@ impl Core {
                 self.absent = true;
             }
         }
-        out.reset(first, self.width);
-        // At most one grant per endpoint and timeslot: no growth on the hot path.
-        out.grants.reserve(d.endpoints() * self.width as usize);
+        out.reset(first, self.width, d.endpoints());
     }
 
     #[inline(always)]
     fn grant<const RACKS: bool>(&mut self, d: &DemandTable, f: Flow, k: u32, out: &mut Batch) {
-        self.slots.place::<RACKS>(f, k, out.grants.len() as u32);
-        out.grants.push(Grant {
-            slot: k,
-            src: f.src,
-            dst: f.dst,
-        });
+        self.slots.place::<RACKS>(f, k, out.len[k as usize]);
+        out.push(k, Tok::new(f, 0, 0));
         d.grant(f, self.first + k as u64);
     }
 
@@ -319,15 +392,8 @@ impl Core {
             return self.exit(d, t, key, blocked);
         }
         let k = a.trailing_zeros();
-        self.slots.place::<RACKS>(t.f(), k, out.grants.len() as u32);
-        out.grants.push(Grant {
-            slot: k,
-            src: t.f().src,
-            dst: t.f().dst,
-        });
-        if let Some(t) = granted(d, t, self.first + k as u64, blocked) {
-            self.bins[k as usize].push(t);
-        }
+        self.slots.place::<RACKS>(t.f(), k, out.len[k as usize]);
+        out.push(k, granted(d, t, self.first + k as u64, blocked));
     }
 
     /// The token leaves the batch with nothing free for it (or nothing to send): write
@@ -346,12 +412,13 @@ impl Core {
     ) {
         for k in 0..self.width {
             let key = self.first + k as u64 + 1;
-            let mut bin = std::mem::take(&mut self.bins[k as usize]);
-            for &t in &bin {
-                self.step::<RACKS, S>(d, t, key, blocked, out);
+            // Tokens only move to later slots: slot k is complete when reached.
+            for j in 0..out.len[k as usize] as usize {
+                let t = out.toks[k as usize * out.stride + j];
+                if t.rem() > 0 {
+                    self.step::<RACKS, S>(d, t, key, blocked, out);
+                }
             }
-            bin.clear();
-            self.bins[k as usize] = bin;
         }
     }
 
@@ -363,19 +430,17 @@ impl Core {
         &mut self,
         d: &DemandTable,
         pending: &[Pend],
-        arrivals: &[Flow],
+        arrivals: &[Pend],
         stale: &mut Vec<Pend>,
         leftover: &mut Vec<Pend>,
         out: &mut Batch,
     ) {
         debug_assert!(!self.slots.racks() && !self.slots.own);
-        let n = d.endpoints();
-        // Skewed by a few tokens so that the bins' heads do not share cache sets.
-        let stride = n + 4;
         let width = self.width as usize;
-        if self.flat.len() < width * stride {
-            let none = Tok::new(Flow { src: 0, dst: 0 }, 0, 0);
-            self.flat.resize(width * stride, none);
+        let stride = out.stride;
+        let mut tail = [0; 64];
+        for (k, t) in tail.iter_mut().enumerate().take(width) {
+            *t = (k * stride) as u32;
         }
         let mut b = Flat {
             d,
@@ -383,14 +448,12 @@ impl Core {
             absent: self.absent,
             sf: &mut self.slots.src_free,
             df: &mut self.slots.dst_free,
-            bins: &mut self.flat,
+            toks: &mut out.toks,
+            tail,
             stride,
-            len: [0; 64],
-            grants: &mut out.grants,
         };
         let mut i = 0;
-        for &f in arrivals {
-            let a = Pend::read(d, f);
+        for &a in arrivals {
             while i < pending.len() && pending[i].key <= a.key {
                 b.offer(pending[i], stale);
                 i += 1;
@@ -402,13 +465,16 @@ impl Core {
         }
         for k in 0..width {
             let key = b.first + k as u64 + 1;
-            let mut j = 0;
-            // Tokens only move to later bins: bin k is complete when reached.
-            while j < b.len[k] as usize {
-                let t = b.bins[k * stride + j];
-                b.step(t, key, leftover);
-                j += 1;
+            // Tokens only move to later slots: slot k is complete when reached, so its
+            // end is read once.
+            for j in k * stride..b.tail[k] as usize {
+                // SAFETY: j < tail[k], within `toks` (see `Flat::step`).
+                let t = unsafe { *b.toks.get_unchecked(j) };
+                if t.rem() > 0 {
+                    b.step(t, key, leftover);
+                }
             }
+            out.len[k] = b.tail[k] - (k * stride) as u32;
         }
     }
 
@@ -464,7 +530,7 @@ impl Core {
         f: Flow,
         out: &mut Batch,
     ) -> bool {
-        let q = out.grants[gi as usize].flow();
+        let q = out.at(k, gi);
         let to = self.slots.avail::<RACKS>(q);
         if to == 0 {
             return false;
@@ -476,8 +542,18 @@ impl Core {
             self.slots.place::<RACKS>(q, k, gi);
             return false;
         }
-        self.slots.place::<RACKS>(q, k2, gi);
-        out.grants[gi as usize].slot = k2;
+        // q's grant moves from slot k to k2; slot k's last grant takes its place.
+        let last = out.len[k as usize] - 1;
+        let at = k as usize * out.stride;
+        out.toks[at + gi as usize] = out.toks[at + last as usize];
+        out.len[k as usize] = last;
+        if gi != last {
+            let m = out.at(k, gi);
+            self.slots.src_owner[m.src as usize * 64 + k as usize] = gi;
+            self.slots.dst_owner[m.dst as usize * 64 + k as usize] = gi;
+        }
+        self.slots.place::<RACKS>(q, k2, out.len[k2 as usize]);
+        out.push(k2, Tok::new(q, 0, 0));
         self.grant::<RACKS>(d, f, k, out);
         // q's max-min key is its latest slot in the batch.
         let src_busy = !self.slots.src_free[q.src as usize] & self.slots.full;
@@ -485,7 +561,8 @@ impl Core {
             .rev()
             .filter(|&x| src_busy >> x & 1 == 1)
             .find(|&x| {
-                out.grants[self.slots.src_owner[q.src as usize * 64 + x as usize] as usize].dst
+                out.at(x, self.slots.src_owner[q.src as usize * 64 + x as usize])
+                    .dst
                     == q.dst
             })
             .expect("q was just placed");
@@ -501,10 +578,11 @@ struct Flat<'a> {
     absent: bool,
     sf: &'a mut [u64],
     df: &'a mut [u64],
-    bins: &'a mut [Tok],
+    /// The batch's per-slot lists ([`Batch`]).
+    toks: &'a mut [Tok],
+    /// Where slot k's next grant goes in `toks` (one index: no stride multiply).
+    tail: [u32; 64],
     stride: usize,
-    len: [u32; 64],
-    grants: &'a mut Vec<Grant>,
 }
 
 impl Flat<'_> {
@@ -520,24 +598,33 @@ impl Flat<'_> {
     #[inline(always)]
     fn step(&mut self, t: Tok, key: u64, blocked: &mut Vec<Pend>) {
         let (s, r) = (t.f().src as usize, t.f().dst as usize);
-        let a = self.sf[s] & self.df[r];
+        // SAFETY: `s`, `r` < n = `sf.len()` = `df.len()`: every token's pair was checked
+        // against the allocator's endpoints when it was activated
+        // (`Allocator::activate`), and `allocate` checks that the table has as many.
+        // The checks cost more than their compare: without them the loop's working
+        // set fits in registers (callgrind: 5598 -> 4631 instructions per timeslot).
+        let (ws, wd) = unsafe { (*self.sf.get_unchecked(s), *self.df.get_unchecked(r)) };
+        let a = ws & wd;
         if a == 0 {
             return self.exit(t, key, blocked);
         }
-        let k = a.trailing_zeros();
-        self.sf[s] &= !(1 << k);
-        self.df[r] &= !(1 << k);
-        self.grants.push(Grant {
-            slot: k,
-            src: t.f().src,
-            dst: t.f().dst,
-        });
-        let Some(t) = granted(self.d, t, self.first + k as u64, blocked) else {
-            return;
-        };
-        let len = &mut self.len[k as usize];
-        self.bins[k as usize * self.stride + *len as usize] = t;
-        *len += 1;
+        // The lowest common free slot: clear it in both words as read (no reload).
+        let bit = a & a.wrapping_neg();
+        // SAFETY: as above.
+        unsafe {
+            *self.sf.get_unchecked_mut(s) = ws ^ bit;
+            *self.df.get_unchecked_mut(r) = wd ^ bit;
+        }
+        let k = a.trailing_zeros() & 63;
+        let t = granted(self.d, t, self.first + k as u64, blocked);
+        let i = &mut self.tail[k as usize];
+        // SAFETY: slot k's grants start at k * stride and a slot holds at most n grants
+        // (each clears bit k of a distinct source's word), so the index is below
+        // k * stride + n < (k + 1) * stride <= width * stride <= `toks.len()`
+        // (`Batch::reset`).
+        debug_assert!((*i as usize) < (k as usize + 1) * self.stride);
+        unsafe { *self.toks.get_unchecked_mut(*i as usize) = t };
+        *i += 1;
     }
 
     #[inline(always)]
@@ -566,10 +653,10 @@ fn exit<S: Sink>(d: &DemandTable, absent: bool, t: Tok, key: u64, blocked: &mut 
     }
 }
 
-/// The token got timeslot `slot`: the token to bin for its next offer, or `None` if it
-/// left the batch (ran dry, nothing reported since).
+/// The token got timeslot `slot`: the token to record in the slot, for its next offer,
+/// or with `rem` 0 if it left the batch (ran dry, nothing reported since).
 #[inline(always)]
-fn granted<S: Sink>(d: &DemandTable, mut t: Tok, slot: u64, blocked: &mut S) -> Option<Tok> {
+fn granted<S: Sink>(d: &DemandTable, mut t: Tok, slot: u64, blocked: &mut S) -> Tok {
     t.take_one();
     if t.rem() == 1 {
         // The next grant runs it dry and reads the table: start loading the record now
@@ -578,12 +665,9 @@ fn granted<S: Sink>(d: &DemandTable, mut t: Tok, slot: u64, blocked: &mut S) -> 
     }
     if t.rem() == 0 {
         t.set_rem(refill(d, t, slot, blocked));
-        if t.rem() == 0 {
-            return None;
-        }
         t.clear_got();
     }
-    Some(t)
+    t
 }
 
 /// A token ran dry in slot `last`: write it back and read the table for demand reported
@@ -630,8 +714,11 @@ pub struct Allocator {
     core: Core,
     /// Pairs with demand, as tokens in policy order (max-min: ascending key).
     pending: Vec<Pend>,
-    /// Pairs activated since the last batch.
-    arrivals: Vec<Flow>,
+    /// Pairs activated since the last batch, with the demand and key they had then
+    /// (read from the table's record while the report had it in cache, as the
+    /// original's `add_backlog` does; the key cannot change while the pair is
+    /// inactive, and the demand is a lower bound, like a token's).
+    arrivals: Vec<Pend>,
     stale: Vec<Pend>,
     leftover: Vec<Pend>,
     /// Pairs as bare flows (min-FCT and the iterative passes work from the table).
@@ -679,8 +766,18 @@ impl Allocator {
     }
 
     /// Hand over a pair that [`DemandTable`] reported as newly active.
-    pub fn activate(&mut self, f: Flow) {
-        self.arrivals.push(f);
+    ///
+    /// # Panics
+    /// If the pair is not one of this allocator's fabric (the allocation loop relies on
+    /// it: its endpoint lookups are unchecked).
+    #[inline]
+    pub fn activate(&mut self, d: &DemandTable, f: Flow) {
+        let n = self.core.slots.src_free.len();
+        assert!(
+            (f.src as usize) < n && (f.dst as usize) < n,
+            "{f:?} is not a pair of the fabric's {n} endpoints"
+        );
+        self.arrivals.push(Pend::read(d, f));
     }
 
     /// Pairs currently pending (with a token in this allocator).
@@ -690,14 +787,22 @@ impl Allocator {
 
     /// Allocate timeslots `first .. first + width` into `out`. The caller's clock decides
     /// `first`; batches must not overlap and should be allocated in increasing order.
+    ///
+    /// # Panics
+    /// If the table is not for this allocator's fabric (a different number of endpoints).
     pub fn allocate(&mut self, d: &DemandTable, first: u64, out: &mut Batch) {
+        assert_eq!(
+            d.endpoints(),
+            self.core.slots.src_free.len(),
+            "demand table and allocator have different fabrics"
+        );
         self.core.begin(d, first, out);
         // Only the iterative mode looks up who holds a slot.
         self.core.slots.own = self.mode == Mode::Iterative;
         if d.resets() != self.resets {
             // A reset dropped pending demand: the tokens' counts may be too high.
             self.resets = d.resets();
-            for t in &mut self.pending {
+            for t in self.pending.iter_mut().chain(&mut self.arrivals) {
                 *t = Pend::read(d, t.f);
             }
         }
@@ -715,8 +820,8 @@ impl Allocator {
             Policy::MaxMin => {
                 // New pairs join in key order (never allocated = 0 = first); a pair that
                 // was idle keeps the key of its last allocation. Pending tokens carry
-                // their keys: only the new pairs are read from the table.
-                sort_by_key(d, &mut self.arrivals, &mut self.keys);
+                // their keys, and so do the new pairs.
+                sort_arrivals(d.endpoints(), &mut self.arrivals, &mut self.keys);
                 if !RACKS && self.mode == Mode::Greedy {
                     self.core.maxmin_flat(
                         d,
@@ -732,8 +837,7 @@ impl Allocator {
                     return;
                 }
                 let mut i = 0;
-                for &f in &self.arrivals {
-                    let a = Pend::read(d, f);
+                for &a in &self.arrivals {
                     while i < self.pending.len() && self.pending[i].key <= a.key {
                         let t = self.pending[i];
                         self.core.offer::<RACKS, _>(d, t, &mut self.stale, out);
@@ -749,7 +853,7 @@ impl Allocator {
             Policy::MinFct => {
                 self.flows.clear();
                 self.flows.extend(self.pending.iter().map(|t| t.f));
-                self.flows.append(&mut self.arrivals);
+                self.flows.extend(self.arrivals.iter().map(|t| t.f));
                 self.flows
                     .sort_unstable_by_key(|&f| (d.remaining(f), d.last_key(f), f.src, f.dst));
                 self.kept.clear();
@@ -844,7 +948,7 @@ impl Arbiter {
     /// its last reset.
     pub fn request(&mut self, src: u32, dst: u32, total: u64) -> Result<(), crate::DemandError> {
         if let Some(f) = self.demand.request(src, dst, total)? {
-            self.alloc.activate(f);
+            self.alloc.activate(&self.demand, f);
         }
         Ok(())
     }
@@ -856,7 +960,7 @@ impl Arbiter {
     pub fn rejoin(&mut self, e: u32) -> Result<(), crate::DemandError> {
         self.demand.rejoin(e, &mut self.rejoined)?;
         for f in self.rejoined.drain(..) {
-            self.alloc.activate(f);
+            self.alloc.activate(&self.demand, f);
         }
         Ok(())
     }

@@ -172,7 +172,7 @@ pub fn alloc_1core_once(
         let t1 = thread_cpu_seconds();
         arb.allocate(b * width as u64, &mut out);
         let t2 = thread_cpu_seconds();
-        granted += out.grants().len() as u64;
+        granted += out.len() as u64;
         report_cpu += t1 - t0;
         alloc_cpu += t2 - t1;
     }
@@ -248,14 +248,14 @@ pub fn alloc_pipeline(
         if pipe.in_flight() > stages {
             let x = pipe.recv();
             if b >= warm {
-                granted += x.grants().len() as u64;
+                granted += x.len() as u64;
             }
             pipe.recycle(x);
         }
     }
     while pipe.in_flight() > 0 {
         let x = pipe.recv();
-        granted += x.grants().len() as u64;
+        granted += x.len() as u64;
         pipe.recycle(x);
     }
     let wall = wall0.elapsed().as_secs_f64();

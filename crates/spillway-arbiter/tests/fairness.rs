@@ -18,7 +18,7 @@ fn receiver_schedule(
     for i in 0..batches {
         arb.allocate(first + i * w, b);
         let mut slot = vec![None; w as usize];
-        for g in b.grants().iter().filter(|g| g.dst == recv) {
+        for g in b.grants().filter(|g| g.dst == recv) {
             assert!(
                 slot[g.slot as usize].is_none(),
                 "receiver allocated twice in a slot"

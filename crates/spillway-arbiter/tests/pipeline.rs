@@ -19,7 +19,7 @@ fn workload(n: u32) -> impl Strategy<Value = Vec<Vec<(u32, u32, u64)>>> {
 }
 
 fn sorted(b: &Batch) -> Vec<(u32, u32, u32)> {
-    let mut v: Vec<_> = b.grants().iter().map(|g| (g.slot, g.src, g.dst)).collect();
+    let mut v: Vec<_> = b.grants().map(|g| (g.slot, g.src, g.dst)).collect();
     v.sort_unstable();
     v
 }

@@ -10,7 +10,7 @@ fn total(arb: &mut Arbiter, first: &mut u64, batches: u32, b: &mut Batch, f: Flo
     for _ in 0..batches {
         arb.allocate(*first, b);
         *first += arb.allocator().width() as u64;
-        got += b.grants().iter().filter(|g| g.flow() == f).count() as u64;
+        got += b.grants().filter(|g| g.flow() == f).count() as u64;
     }
     got
 }
