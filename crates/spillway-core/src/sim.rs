@@ -470,6 +470,9 @@ impl Sim {
 
     /// Runs up to `budget` events; returns true once the run has ended.
     pub fn step(&mut self, budget: u64) -> bool {
+        // Never past `run.max_events`: that limit is checked once per call, not per event.
+        // (The limit was checked after each event, so even `max_events = 0` ran one.)
+        let budget = budget.min(self.event_limit.max(1).saturating_sub(self.counters.events));
         for _ in 0..budget {
             if self.finished() {
                 break;
@@ -529,9 +532,9 @@ impl Sim {
             while let Some(slot) = self.nic_wake.pop() {
                 self.poll_flow(slot);
             }
-            if self.counters.events >= self.event_limit && !self.finished() {
-                self.end(StopReason::MaxEvents);
-            }
+        }
+        if self.counters.events >= self.event_limit && !self.finished() {
+            self.end(StopReason::MaxEvents);
         }
         self.finished()
     }
