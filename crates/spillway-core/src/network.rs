@@ -203,14 +203,10 @@ impl Arena {
     }
 }
 
-/// Per-port counters, exported in summary.json, but for the two that every packet
-/// updates (`Port::enqueued`, `Port::max_bytes`, in the port's first cache line).
+/// Per-port drop and mark counters, exported in summary.json (the others are kept in
+/// `Port`, in the cache line their updates touch anyway).
 #[derive(Debug, Clone, Default)]
-#[repr(C)]
 pub struct PortStats {
-    /// ∫ occupancy dt, in byte·ps, for the time average.
-    pub area: u128,
-    pub last_change: Ps,
     pub dropped: u64,
     /// Packets CE-marked (or quenched) by the port's marker.
     pub marked: u64,
@@ -229,8 +225,8 @@ const HAS_CODEL: u8 = 4;
 ///
 /// Laid out by cache line (64 B): the first holds all that a packet passing through an
 /// idle port reads and writes (most hops touch no other line of the port), then the
-/// counters and FIFO heads and tails that a queued packet needs, then the optional
-/// mechanisms and the rest.
+/// occupancy integral and, for classes 0-3, FIFO heads and tails that a queued packet
+/// needs, then the optional mechanisms and the rest.
 #[repr(C, align(64))]
 pub struct Port {
     pub busy_until: Ps,
@@ -254,11 +250,15 @@ pub struct Port {
     nonempty: u8,
     /// HAS_* bits, so that the common path need not look at the boxes below.
     extras: u8,
-    pub stats: PortStats,
+    /// ∫ occupancy dt, in byte·ps, for the time average, up to `last_change`.
+    area: u128,
+    last_change: Ps,
     /// Threshold marking (`switch.ecn = "threshold"`): mark arrivals beyond K bytes.
     pub mark_above: u64,
-    head: [u32; CLASSES],
-    tail: [u32; CLASSES],
+    /// Per class, (head, tail) of its FIFO: side by side, so that an enqueue and a
+    /// dequeue touch one line.
+    fifo: [(u32, u32); CLASSES],
+    pub stats: PortStats,
     /// `switch.queue = "pfabric"`: replaces the 8 FIFOs.
     pub pfabric: Option<Box<PFabricQueue>>,
     /// FastLane's notification queue (`switch.overflow = "fastlane"`).
@@ -272,8 +272,10 @@ pub struct Port {
     pub cut_dropped: u64,
 }
 
-// The first cache line must hold the pass-through fields (see above).
+// The first cache line must hold the pass-through fields, the second the queueing ones
+// of classes 0-3 (see above).
 const _: () = assert!(std::mem::offset_of!(Port, extras) < 64);
+const _: () = assert!(std::mem::offset_of!(Port, fifo) + 4 * 8 == 128);
 
 impl Port {
     fn new(peer: u32, peer_port: u16, rate: u64, delay: Ps, capacity: u64) -> Port {
@@ -295,10 +297,11 @@ impl Port {
             peer_port,
             nonempty: 0,
             extras: 0,
-            stats: PortStats::default(),
+            area: 0,
+            last_change: 0,
             mark_above: u64::MAX,
-            head: [NIL; CLASSES],
-            tail: [NIL; CLASSES],
+            fifo: [(NIL, NIL); CLASSES],
+            stats: PortStats::default(),
             pfabric: None,
             notif: None,
             codel: None,
@@ -383,9 +386,9 @@ impl Port {
 
     #[inline]
     fn account(&mut self, now: Ps) {
-        let dt = now - self.stats.last_change;
-        self.stats.area += self.bytes as u128 * dt as u128;
-        self.stats.last_change = now;
+        let dt = now - self.last_change;
+        self.area += self.bytes as u128 * dt as u128;
+        self.last_change = now;
     }
 
     /// Time to serialize `bytes` on this port's link.
@@ -414,12 +417,13 @@ impl Port {
         self.max_bytes = self.max_bytes.max(self.bytes);
         self.enqueued += 1;
         hot[pkt as usize].next = NIL;
-        if self.head[class] == NIL {
-            self.head[class] = pkt;
+        let f = &mut self.fifo[class];
+        if f.0 == NIL {
+            f.0 = pkt;
         } else {
-            hot[self.tail[class] as usize].next = pkt;
+            hot[f.1 as usize].next = pkt;
         }
-        self.tail[class] = pkt;
+        f.1 = pkt;
         self.nonempty |= 1 << class;
         true
     }
@@ -459,9 +463,9 @@ impl Port {
             return None;
         }
         let c = self.nonempty.trailing_zeros() as usize;
-        let pkt = self.head[c];
+        let pkt = self.fifo[c].0;
         let h = &hot[pkt as usize];
-        self.head[c] = h.next;
+        self.fifo[c].0 = h.next;
         if h.next == NIL {
             self.nonempty &= !(1 << c);
         }
@@ -489,7 +493,7 @@ impl Port {
         if now == 0 {
             return 0.0;
         }
-        let area = self.stats.area + self.bytes as u128 * (now - self.stats.last_change) as u128;
+        let area = self.area + self.bytes as u128 * (now - self.last_change) as u128;
         area as f64 / now as f64
     }
 }
