@@ -203,16 +203,10 @@ impl Arena {
     }
 }
 
-/// Per-port counters, exported in summary.json. The fields every enqueue touches come
-/// first, so that with the port they fill one cache line.
+/// Per-port drop and mark counters, exported in summary.json (the others are kept in
+/// `Port`, in the cache line their updates touch anyway).
 #[derive(Debug, Clone, Default)]
-#[repr(C)]
 pub struct PortStats {
-    /// ∫ occupancy dt, in byte·ps, for the time average.
-    pub area: u128,
-    pub last_change: Ps,
-    pub enqueued: u64,
-    pub max_bytes: u64,
     pub dropped: u64,
     /// Packets CE-marked (or quenched) by the port's marker.
     pub marked: u64,
@@ -229,9 +223,10 @@ const HAS_CODEL: u8 = 4;
 /// An egress port: 8 strict-priority FIFOs sharing `capacity` bytes, tail drop.
 /// The FIFOs are intrusive lists through the packets' hot headers.
 ///
-/// Laid out by cache line (64 B): what every packet through the port reads, then the
-/// counters every enqueue updates, then the FIFO heads and tails (only when packets
-/// wait), then the optional mechanisms and the rest.
+/// Laid out by cache line (64 B): the first holds all that a packet passing through an
+/// idle port reads and writes (most hops touch no other line of the port), then the
+/// occupancy integral and, for classes 0-3, FIFO heads and tails that a queued packet
+/// needs, then the optional mechanisms and the rest.
 #[repr(C, align(64))]
 pub struct Port {
     pub busy_until: Ps,
@@ -240,20 +235,30 @@ pub struct Port {
     pub wake_at: Ps,
     pub bytes: u64,
     pub capacity: u64,
-    /// Exact picoseconds per byte at this rate, or 0 when not a whole number.
-    ps_per_byte: u64,
-    pub delay: Ps,
-    /// Threshold marking (`switch.ecn = "threshold"`): mark arrivals beyond K bytes.
-    pub mark_above: u64,
+    /// Packets admitted, and the most bytes ever queued (counted as if a packet that
+    /// passes straight through had queued).
+    pub enqueued: u64,
+    pub max_bytes: u64,
+    /// Exact picoseconds per byte at this rate, or 0 when not a whole number or too big
+    /// for 32 bits (then `serialization` computes from `rate`).
+    ps_per_byte: u32,
+    /// `delay` when it fits in 32 bits (4.29 ms), else u32::MAX: see [`Port::hop_delay`].
+    delay32: u32,
     pub peer: u32,
     /// This link's port index at the peer (where a packet sent here arrives).
     pub peer_port: u16,
     nonempty: u8,
     /// HAS_* bits, so that the common path need not look at the boxes below.
     extras: u8,
+    /// ∫ occupancy dt, in byte·ps, for the time average, up to `last_change`.
+    area: u128,
+    last_change: Ps,
+    /// Threshold marking (`switch.ecn = "threshold"`): mark arrivals beyond K bytes.
+    pub mark_above: u64,
+    /// Per class, (head, tail) of its FIFO: side by side, so that an enqueue and a
+    /// dequeue touch one line.
+    fifo: [(u32, u32); CLASSES],
     pub stats: PortStats,
-    head: [u32; CLASSES],
-    tail: [u32; CLASSES],
     /// `switch.queue = "pfabric"`: replaces the 8 FIFOs.
     pub pfabric: Option<Box<PFabricQueue>>,
     /// FastLane's notification queue (`switch.overflow = "fastlane"`).
@@ -261,15 +266,21 @@ pub struct Port {
     /// CoDel marking (`switch.ecn = "codel"`).
     pub codel: Option<Box<Codel>>,
     pub rate: u64,
+    pub delay: Ps,
     /// CP: payload-cut packets created here and those refused by the extra allowance.
     pub cut: u64,
     pub cut_dropped: u64,
 }
 
+// The first cache line must hold the pass-through fields, the second the queueing ones
+// of classes 0-3 (see above).
+const _: () = assert!(std::mem::offset_of!(Port, extras) < 64);
+const _: () = assert!(std::mem::offset_of!(Port, fifo) + 4 * 8 == 128);
+
 impl Port {
     fn new(peer: u32, peer_port: u16, rate: u64, delay: Ps, capacity: u64) -> Port {
         let ps_per_byte = if (8 * crate::units::PS_PER_S).is_multiple_of(rate) {
-            8 * crate::units::PS_PER_S / rate
+            u32::try_from(8 * crate::units::PS_PER_S / rate).unwrap_or(0)
         } else {
             0
         };
@@ -278,22 +289,36 @@ impl Port {
             wake_at: NO_WAKE,
             bytes: 0,
             capacity,
+            enqueued: 0,
+            max_bytes: 0,
             ps_per_byte,
-            delay,
-            mark_above: u64::MAX,
+            delay32: u32::try_from(delay).unwrap_or(u32::MAX),
             peer,
             peer_port,
             nonempty: 0,
             extras: 0,
+            area: 0,
+            last_change: 0,
+            mark_above: u64::MAX,
+            fifo: [(NIL, NIL); CLASSES],
             stats: PortStats::default(),
-            head: [NIL; CLASSES],
-            tail: [NIL; CLASSES],
             pfabric: None,
             notif: None,
             codel: None,
             rate,
+            delay,
             cut: 0,
             cut_dropped: 0,
+        }
+    }
+
+    /// The link's propagation delay, from the first cache line when it fits.
+    #[inline(always)]
+    pub fn hop_delay(&self) -> Ps {
+        if self.delay32 != u32::MAX {
+            self.delay32 as Ps
+        } else {
+            self.delay
         }
     }
 
@@ -346,30 +371,31 @@ impl Port {
     /// [`Port::enqueue`] immediately followed by [`Port::dequeue`] on an idle plain port:
     /// the same counters, without the FIFO round trip. False when the packet does not fit.
     #[inline]
-    pub fn pass_through(&mut self, now: Ps, wire: u64) -> bool {
-        debug_assert!(self.is_plain() && self.nonempty == 0);
-        if self.bytes + wire > self.capacity {
+    pub fn pass_through(&mut self, wire: u64) -> bool {
+        // A plain port with no packet queued has no byte queued.
+        debug_assert!(self.is_plain() && self.nonempty == 0 && self.bytes == 0);
+        if wire > self.capacity {
             return false;
         }
-        // account(now) twice with the packet in and out again adds nothing to the area.
-        self.account(now);
-        self.stats.max_bytes = self.stats.max_bytes.max(self.bytes + wire);
-        self.stats.enqueued += 1;
+        // No account(now): with nothing queued it adds nothing to the area, and
+        // `last_change` matters only once bytes queue, which enqueue accounts first.
+        self.max_bytes = self.max_bytes.max(wire);
+        self.enqueued += 1;
         true
     }
 
     #[inline]
     fn account(&mut self, now: Ps) {
-        let dt = now - self.stats.last_change;
-        self.stats.area += self.bytes as u128 * dt as u128;
-        self.stats.last_change = now;
+        let dt = now - self.last_change;
+        self.area += self.bytes as u128 * dt as u128;
+        self.last_change = now;
     }
 
     /// Time to serialize `bytes` on this port's link.
     #[inline]
     pub fn serialization(&self, bytes: u64) -> Ps {
         if self.ps_per_byte != 0 {
-            bytes * self.ps_per_byte
+            bytes * self.ps_per_byte as u64
         } else {
             crate::units::serialization_ps(bytes, self.rate)
         }
@@ -388,15 +414,16 @@ impl Port {
         }
         self.account(now);
         self.bytes += wire;
-        self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
-        self.stats.enqueued += 1;
+        self.max_bytes = self.max_bytes.max(self.bytes);
+        self.enqueued += 1;
         hot[pkt as usize].next = NIL;
-        if self.head[class] == NIL {
-            self.head[class] = pkt;
+        let f = &mut self.fifo[class];
+        if f.0 == NIL {
+            f.0 = pkt;
         } else {
-            hot[self.tail[class] as usize].next = pkt;
+            hot[f.1 as usize].next = pkt;
         }
-        self.tail[class] = pkt;
+        f.1 = pkt;
         self.nonempty |= 1 << class;
         true
     }
@@ -412,8 +439,8 @@ impl Port {
             return false;
         }
         self.stats.dropped += (evicted.len() - n) as u64;
-        self.stats.enqueued += 1;
-        self.stats.max_bytes = self.stats.max_bytes.max(self.bytes);
+        self.enqueued += 1;
+        self.max_bytes = self.max_bytes.max(self.bytes);
         true
     }
 
@@ -436,9 +463,9 @@ impl Port {
             return None;
         }
         let c = self.nonempty.trailing_zeros() as usize;
-        let pkt = self.head[c];
+        let pkt = self.fifo[c].0;
         let h = &hot[pkt as usize];
-        self.head[c] = h.next;
+        self.fifo[c].0 = h.next;
         if h.next == NIL {
             self.nonempty &= !(1 << c);
         }
@@ -466,7 +493,7 @@ impl Port {
         if now == 0 {
             return 0.0;
         }
-        let area = self.stats.area + self.bytes as u128 * (now - self.stats.last_change) as u128;
+        let area = self.area + self.bytes as u128 * (now - self.last_change) as u128;
         area as f64 / now as f64
     }
 }

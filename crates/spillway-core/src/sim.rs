@@ -470,6 +470,9 @@ impl Sim {
 
     /// Runs up to `budget` events; returns true once the run has ended.
     pub fn step(&mut self, budget: u64) -> bool {
+        // Never past `run.max_events`: that limit is checked once per call, not per event.
+        // (The limit was checked after each event, so even `max_events = 0` ran one.)
+        let budget = budget.min(self.event_limit.max(1).saturating_sub(self.counters.events));
         for _ in 0..budget {
             if self.finished() {
                 break;
@@ -529,9 +532,9 @@ impl Sim {
             while let Some(slot) = self.nic_wake.pop() {
                 self.poll_flow(slot);
             }
-            if self.counters.events >= self.event_limit && !self.finished() {
-                self.end(StopReason::MaxEvents);
-            }
+        }
+        if self.counters.events >= self.event_limit && !self.finished() {
+            self.end(StopReason::MaxEvents);
         }
         self.finished()
     }
@@ -915,7 +918,7 @@ impl Sim {
             // through the FIFO and kick (same counters, same order of effects). Inlined
             // at the call sites, this path makes no call but the event push.
             let wire = self.pkts.hot(pkt).wire as u64;
-            if port_ref.pass_through(now, wire) {
+            if port_ref.pass_through(wire) {
                 self.send(node, port, pkt, false);
                 return;
             }
@@ -1183,7 +1186,7 @@ impl Sim {
         let p = self.net.port_mut(node, port);
         let done = now + p.serialization(wire as u64);
         p.busy_until = done;
-        let (peer, peer_port, delay) = (p.peer, p.peer_port, p.delay);
+        let (peer, peer_port, delay) = (p.peer, p.peer_port, p.hop_delay());
         if !p.is_idle() {
             // Data, or notifications allowed on an idle link, can follow at once; only a
             // strict cap makes lone notifications wait longer.
@@ -1390,9 +1393,9 @@ impl Sim {
                 r.peer.push(p.peer);
                 r.is_switch.push(n as u32 >= self.net.hosts);
                 r.capacity.push(p.capacity);
-                r.enqueued.push(p.stats.enqueued);
+                r.enqueued.push(p.enqueued);
                 r.dropped.push(p.stats.dropped);
-                r.max_bytes.push(p.stats.max_bytes);
+                r.max_bytes.push(p.max_bytes);
                 r.mean_bytes.push(p.mean_bytes(self.now));
                 r.rate_bps.push(p.rate);
                 r.marked.push(p.stats.marked);
@@ -1566,11 +1569,8 @@ flows = [{ src = 1, dst = 0, size = "100KB" }]
         sim.enqueue(switch, out, normal, in_port);
         assert_eq!(sim.counters.drops, drops + 1);
         let port = sim.net.port(switch, out);
-        assert!(port.stats.max_bytes <= port.capacity + 200);
-        assert!(
-            port.stats.max_bytes > port.capacity,
-            "the allowance was used"
-        );
+        assert!(port.max_bytes <= port.capacity + 200);
+        assert!(port.max_bytes > port.capacity, "the allowance was used");
         assert_eq!(port.cut, sim.counters.cut_packets);
         assert!(port.cut_dropped > 0 && port.cut_dropped < port.cut);
     }
