@@ -14,7 +14,9 @@
 //!
 //! Ties break by insertion sequence, so the order is total and every run is identical.
 //! Only the overflow heap stores that sequence; the ring keeps it as list order, so a
-//! node is 24 bytes (for 12-byte events) and more of the pending events stay in cache.
+//! node is only time, event and link: 32 bytes for the simulator's 20-byte events (an
+//! `Arrive` carries node, packet, port, destination and hash), and more of the pending
+//! events stay in cache.
 
 use crate::units::Ps;
 use std::cmp::Ordering;

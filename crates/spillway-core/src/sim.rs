@@ -58,6 +58,9 @@ enum Ev {
     Workload,
 }
 
+// The event queue's nodes hold time, event and link: 8 + 20 + 4 = 32 bytes (queue.rs).
+const _: () = assert!(std::mem::size_of::<Ev>() == 20);
+
 /// `host.rx_jitter`: the random stream, and per host the latest release time (packets
 /// never overtake each other inside a host).
 struct RxJitter {
