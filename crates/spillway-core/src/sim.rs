@@ -651,7 +651,6 @@ impl Sim {
         }
         let mut segs = std::mem::take(&mut self.segs);
         f.sender.poll(now, budget, &mut segs);
-        self.counters.retransmits += segs.iter().filter(|s| s.retx).count() as u64;
         self.send_segments(slot, &mut segs);
         self.segs = segs;
         self.arm_timer(slot);
@@ -693,6 +692,8 @@ impl Sim {
                 self.refused(slot, src, &segs[i..]);
                 break;
             }
+            // Counted as it leaves: a segment its own NIC refused was never sent.
+            self.counters.retransmits += s.retx as u64;
         }
         segs.clear();
     }
@@ -707,7 +708,6 @@ impl Sim {
         let f = self.flows[slot as usize].as_mut().unwrap();
         f.in_nic -= segs.len() as u32 - 1; // the first was counted out as it was dropped
         f.sender.unsend(segs);
-        self.counters.retransmits -= segs.iter().filter(|s| s.retx).count() as u64;
         if !f.nic_blocked {
             f.nic_blocked = true;
             self.nic_blocked[host as usize].push(slot);
@@ -787,7 +787,6 @@ impl Sim {
         let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
         f.sender.on_timer(now, budget, &mut segs);
         self.counters.timeouts += (f.sender.timeouts - before) as u64;
-        self.counters.retransmits += segs.iter().filter(|s| s.retx).count() as u64;
         let ack_due = f.receiver.on_timer(now);
         self.send_segments(slot, &mut segs);
         self.segs = segs;
@@ -1329,7 +1328,6 @@ impl Sim {
                 let f = self.flows[slot as usize].as_mut().unwrap();
                 let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
                 f.sender.on_ack(now, &ack, budget, &mut segs);
-                self.counters.retransmits += segs.iter().filter(|s| s.retx).count() as u64;
                 let done = f.sender.done() && f.receiver.complete();
                 self.send_segments(slot, &mut segs);
                 self.segs = segs;
@@ -1367,7 +1365,6 @@ impl Sim {
                         f.sender.on_quench();
                     }
                 }
-                self.counters.retransmits += segs.iter().filter(|s| s.retx).count() as u64;
                 self.send_segments(slot, &mut segs);
                 self.segs = segs;
                 self.arm_timer(slot);
