@@ -197,9 +197,9 @@ impl Tok {
 /// allocated, else last allocated timeslot + 1, as in the table).
 #[derive(Clone, Copy)]
 pub(crate) struct Pend {
-    f: Flow,
-    rem: u32,
-    key: u64,
+    pub(crate) f: Flow,
+    pub(crate) rem: u32,
+    pub(crate) key: u64,
 }
 
 impl Pend {
@@ -234,50 +234,10 @@ impl Sink for Vec<Pend> {
     }
 }
 
-/// Sort pairs by max-min key (then source, destination) with the keys read once.
-pub(crate) fn sort_by_key(d: &DemandTable, v: &mut [Flow], scratch: &mut SortScratch) {
-    if v.len() < 2 {
-        return;
-    }
-    let n = d.endpoints() as u64;
-    let mut max_key = 0;
-    scratch.narrow.clear();
-    if n <= 1 << 12 {
-        scratch.narrow.extend(v.iter().map(|f| {
-            let key = d.last_key(*f);
-            max_key = max_key.max(key);
-            key << 24 | (f.src as u64) << 12 | f.dst as u64
-        }));
-    }
-    if n <= 1 << 12 && max_key < 1 << 40 {
-        // Key, source and destination packed in one u64: a sort of words, not u128s.
-        scratch.narrow.sort_unstable();
-        for (f, &k) in v.iter_mut().zip(scratch.narrow.iter()) {
-            *f = Flow {
-                src: (k >> 12 & 0xfff) as u32,
-                dst: (k & 0xfff) as u32,
-            };
-        }
-        return;
-    }
-    scratch.wide.clear();
-    scratch.wide.extend(
-        v.iter()
-            .map(|f| (d.last_key(*f) as u128) << 64 | (f.src as u128) << 32 | f.dst as u128),
-    );
-    scratch.wide.sort_unstable();
-    for (f, &k) in v.iter_mut().zip(scratch.wide.iter()) {
-        *f = Flow {
-            src: (k >> 32) as u32,
-            dst: k as u32,
-        };
-    }
-}
-
 /// Sort newly active pairs (state read when they were activated) by max-min key, then
 /// source, destination, without touching the table. Key, pair index and position are
 /// packed in one u64 when they fit: a sort of words, then a gather.
-fn sort_arrivals(n: usize, v: &mut Vec<Pend>, scratch: &mut SortScratch) {
+pub(crate) fn sort_arrivals(n: usize, v: &mut Vec<Pend>, scratch: &mut SortScratch) {
     if v.len() < 2 {
         return;
     }
@@ -305,11 +265,10 @@ fn sort_arrivals(n: usize, v: &mut Vec<Pend>, scratch: &mut SortScratch) {
     std::mem::swap(v, sorted);
 }
 
-/// Buffers of [`sort_by_key`] and [`sort_arrivals`], reused.
+/// Buffers of [`sort_arrivals`], reused.
 #[derive(Default)]
 pub(crate) struct SortScratch {
     narrow: Vec<u64>,
-    wide: Vec<u128>,
     pends: Vec<Pend>,
 }
 
@@ -343,19 +302,6 @@ impl Core {
         self.slots.place::<RACKS>(f, k, out.len[k as usize]);
         out.push(k, Tok::new(f, 0, 0));
         d.grant(f, self.first + k as u64);
-    }
-
-    /// Max-min: offer `f` its first timeslot of the batch, reading its state from the
-    /// table (pipeline stages).
-    #[inline(always)]
-    pub fn offer_next<const RACKS: bool>(
-        &mut self,
-        d: &DemandTable,
-        f: Flow,
-        blocked: &mut Vec<Flow>,
-        out: &mut Batch,
-    ) {
-        self.offer::<RACKS, _>(d, Pend::read(d, f), blocked, out);
     }
 
     /// Max-min: offer the pair its first timeslot of the batch. Allocated with demand
@@ -411,13 +357,25 @@ impl Core {
         out: &mut Batch,
     ) {
         for k in 0..self.width {
-            let key = self.first + k as u64 + 1;
-            // Tokens only move to later slots: slot k is complete when reached.
-            for j in 0..out.len[k as usize] as usize {
-                let t = out.toks[k as usize * out.stride + j];
-                if t.rem() > 0 {
-                    self.step::<RACKS, S>(d, t, key, blocked, out);
-                }
+            self.drain_slot::<RACKS, S>(d, k, blocked, out);
+        }
+    }
+
+    /// Re-offer the pairs granted slot `k` (all earlier slots drained).
+    #[inline(always)]
+    fn drain_slot<const RACKS: bool, S: Sink>(
+        &mut self,
+        d: &DemandTable,
+        k: u32,
+        blocked: &mut S,
+        out: &mut Batch,
+    ) {
+        let key = self.first + k as u64 + 1;
+        // Tokens only move to later slots: slot k is complete when reached.
+        for j in 0..out.len[k as usize] as usize {
+            let t = out.toks[k as usize * out.stride + j];
+            if t.rem() > 0 {
+                self.step::<RACKS, S>(d, t, key, blocked, out);
             }
         }
     }
@@ -435,23 +393,8 @@ impl Core {
         leftover: &mut Vec<Pend>,
         out: &mut Batch,
     ) {
-        debug_assert!(!self.slots.racks() && !self.slots.own);
-        let width = self.width as usize;
-        let stride = out.stride;
-        let mut tail = [0; 64];
-        for (k, t) in tail.iter_mut().enumerate().take(width) {
-            *t = (k * stride) as u32;
-        }
-        let mut b = Flat {
-            d,
-            first: self.first,
-            absent: self.absent,
-            sf: &mut self.slots.src_free,
-            df: &mut self.slots.dst_free,
-            toks: &mut out.toks,
-            tail,
-            stride,
-        };
+        let width = self.width;
+        let mut b = self.flat(d, out);
         let mut i = 0;
         for &a in arrivals {
             while i < pending.len() && pending[i].key <= a.key {
@@ -464,17 +407,32 @@ impl Core {
             b.offer(p, stale);
         }
         for k in 0..width {
-            let key = b.first + k as u64 + 1;
-            // Tokens only move to later slots: slot k is complete when reached, so its
-            // end is read once.
-            for j in k * stride..b.tail[k] as usize {
-                // SAFETY: j < tail[k], within `toks` (see `Flat::step`).
-                let t = unsafe { *b.toks.get_unchecked(j) };
-                if t.rem() > 0 {
-                    b.step(t, key, leftover);
-                }
-            }
-            out.len[k] = b.tail[k] - (k * stride) as u32;
+            b.drain_slot(k, leftover);
+        }
+        b.finish();
+    }
+
+    /// The flat loop's working set over `out` (full-bisection fabric, no owner tables),
+    /// for [`Core::maxmin_flat`] and pipeline stages. [`Flat::finish`] records the slots'
+    /// lengths in `out`.
+    pub(crate) fn flat<'a>(&'a mut self, d: &'a DemandTable, out: &'a mut Batch) -> Flat<'a> {
+        debug_assert!(!self.slots.racks() && !self.slots.own);
+        let stride = out.stride;
+        let mut tail = [0; 64];
+        for (k, t) in tail.iter_mut().enumerate().take(self.width as usize) {
+            *t = (k * stride) as u32;
+        }
+        Flat {
+            d,
+            first: self.first,
+            absent: self.absent,
+            sf: &mut self.slots.src_free,
+            df: &mut self.slots.dst_free,
+            toks: &mut out.toks,
+            len: &mut out.len,
+            width: self.width,
+            tail,
+            stride,
         }
     }
 
@@ -572,7 +530,7 @@ impl Core {
 }
 
 /// The working set of [`Core::maxmin_flat`], as local references.
-struct Flat<'a> {
+pub(crate) struct Flat<'a> {
     d: &'a DemandTable,
     first: u64,
     absent: bool,
@@ -580,14 +538,40 @@ struct Flat<'a> {
     df: &'a mut [u64],
     /// The batch's per-slot lists ([`Batch`]).
     toks: &'a mut [Tok],
+    /// The batch's per-slot lengths, written by [`Flat::finish`].
+    len: &'a mut [u32; 64],
+    width: u32,
     /// Where slot k's next grant goes in `toks` (one index: no stride multiply).
     tail: [u32; 64],
     stride: usize,
 }
 
 impl Flat<'_> {
+    /// Re-offer the pairs granted slot `k` (all earlier slots drained).
     #[inline(always)]
-    fn offer(&mut self, p: Pend, blocked: &mut Vec<Pend>) {
+    pub(crate) fn drain_slot(&mut self, k: u32, blocked: &mut Vec<Pend>) {
+        let k = k as usize;
+        let key = self.first + k as u64 + 1;
+        // Tokens only move to later slots: slot k is complete when reached, so its end
+        // is read once.
+        for j in k * self.stride..self.tail[k] as usize {
+            // SAFETY: j < tail[k], within `toks` (see `Flat::step`).
+            let t = unsafe { *self.toks.get_unchecked(j) };
+            if t.rem() > 0 {
+                self.step(t, key, blocked);
+            }
+        }
+    }
+
+    /// Record each slot's number of grants in the batch.
+    pub(crate) fn finish(self) {
+        for k in 0..self.width as usize {
+            self.len[k] = self.tail[k] - (k * self.stride) as u32;
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn offer(&mut self, p: Pend, blocked: &mut Vec<Pend>) {
         let t = Tok::new(p.f, p.rem, 0);
         if p.rem == 0 {
             return self.exit(t, p.key, blocked);
@@ -631,6 +615,49 @@ impl Flat<'_> {
     fn exit(&mut self, t: Tok, key: u64, blocked: &mut Vec<Pend>) {
         exit(self.d, self.absent, t, key, blocked)
     }
+}
+
+/// One batch of greedy max-min fed piecewise (pipeline stages, §3.1): every pair with a
+/// key from before the batch offered in key order, then the slots drained in order.
+pub(crate) trait MaxMinPass {
+    fn offer(&mut self, p: Pend, blocked: &mut Vec<Pend>);
+    fn drain_slot(&mut self, k: u32, blocked: &mut Vec<Pend>);
+    /// Record the slots' lengths in the batch.
+    fn finish(self);
+}
+
+impl MaxMinPass for Flat<'_> {
+    #[inline(always)]
+    fn offer(&mut self, p: Pend, blocked: &mut Vec<Pend>) {
+        Flat::offer(self, p, blocked)
+    }
+    #[inline(always)]
+    fn drain_slot(&mut self, k: u32, blocked: &mut Vec<Pend>) {
+        Flat::drain_slot(self, k, blocked)
+    }
+    fn finish(self) {
+        Flat::finish(self)
+    }
+}
+
+/// [`Core`]'s general path (rack limits, presence words) as a [`MaxMinPass`].
+pub(crate) struct General<'a, const RACKS: bool> {
+    pub(crate) core: &'a mut Core,
+    pub(crate) d: &'a DemandTable,
+    pub(crate) out: &'a mut Batch,
+}
+
+impl<const RACKS: bool> MaxMinPass for General<'_, RACKS> {
+    #[inline(always)]
+    fn offer(&mut self, p: Pend, blocked: &mut Vec<Pend>) {
+        self.core.offer::<RACKS, _>(self.d, p, blocked, self.out)
+    }
+    #[inline(always)]
+    fn drain_slot(&mut self, k: u32, blocked: &mut Vec<Pend>) {
+        self.core
+            .drain_slot::<RACKS, _>(self.d, k, blocked, self.out)
+    }
+    fn finish(self) {}
 }
 
 /// The token leaves the batch with nothing free for it (or nothing to send): write its

@@ -8,29 +8,33 @@
 //! follow in slot order once batch b is done. Newly active pairs are merged in by key.
 //! The result is the same allocation the single-threaded greedy max-min computes.
 //!
-//! Per-pair state lives in the shared [`DemandTable`]; a pair's token travels through the
-//! ring and only its holder writes its allocation counters. Threads are std threads,
-//! links are bounded std channels sized so that a stage never blocks on a full link, and
-//! token buffers circulate, so the steady state allocates nothing.
+//! Per-pair state lives in the shared [`DemandTable`]; a pair's token (its remaining
+//! demand, a lower bound as in the single-threaded allocator, and its max-min key)
+//! travels through the ring, and only its holder writes its allocation counters. A stage
+//! runs the same allocation loop as the single-threaded allocator. Threads are std
+//! threads, links are bounded std channels sized so that a stage never blocks on a full
+//! link, and token buffers circulate, so the steady state allocates nothing.
 
-use crate::alloc::{Batch, Core};
+use crate::alloc::{sort_arrivals, Batch, Core, General, MaxMinPass, Pend, SortScratch};
 use crate::demand::{DemandError, DemandTable, Flow};
 use crate::fabric::Fabric;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, RecvError, SyncSender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-const CHUNK: usize = 512;
+/// Pairs per message between stages: small enough that the next stage starts soon,
+/// large enough that hand-offs are rare.
+const CHUNK: usize = 256;
 
 struct Chunk {
-    flows: Vec<Flow>,
+    pends: Vec<Pend>,
     end: bool,
 }
 
 struct Cmd {
     first: u64,
-    arrivals: Vec<Flow>,
+    arrivals: Vec<Pend>,
     out: Batch,
 }
 
@@ -38,12 +42,13 @@ struct Cmd {
 pub struct Pipeline {
     demand: Arc<DemandTable>,
     cmds: Vec<SyncSender<Cmd>>,
-    results: Receiver<(Batch, Vec<Flow>)>,
+    results: Receiver<(Batch, Vec<Pend>)>,
     threads: Vec<JoinHandle<()>>,
     next: usize,
-    arrivals: Vec<Flow>,
+    arrivals: Vec<Pend>,
+    rejoined: Vec<Flow>,
     spare_batches: Vec<Batch>,
-    spare_vecs: Vec<Vec<Flow>>,
+    spare_vecs: Vec<Vec<Pend>>,
     width: u32,
     in_flight: usize,
     /// Thread CPU time of each stage, in nanoseconds, updated after every batch.
@@ -53,6 +58,14 @@ pub struct Pipeline {
 impl Pipeline {
     /// `stages` >= 2 allocator threads; batches of `width` timeslots.
     pub fn new(fabric: &Fabric, stages: usize, width: u32) -> Self {
+        Self::with_chunk(fabric, stages, width, CHUNK)
+    }
+
+    /// [`Pipeline::new`] with `chunk` pairs per message between stages (tests use small
+    /// ones to exercise the streaming).
+    #[doc(hidden)]
+    pub fn with_chunk(fabric: &Fabric, stages: usize, width: u32, chunk: usize) -> Self {
+        assert!(chunk > 0, "chunks hold at least one pair");
         assert!(
             stages >= 2,
             "a pipeline has at least two stages (use Allocator for one)"
@@ -60,7 +73,7 @@ impl Pipeline {
         let n = fabric.endpoints();
         let demand = Arc::new(DemandTable::new_shared(n));
         // Room for every token of one batch's output plus the next one's start.
-        let link_cap = 2 * (n * n / CHUNK + 4);
+        let link_cap = 2 * (n * n / chunk + width as usize + 4);
         let mut links_tx = Vec::new();
         let mut links_rx = Vec::new();
         for _ in 0..stages {
@@ -71,7 +84,7 @@ impl Pipeline {
         // Batch 0 starts from an empty stream.
         links_tx[stages - 1]
             .send(Chunk {
-                flows: Vec::new(),
+                pends: Vec::new(),
                 end: true,
             })
             .expect("link open");
@@ -83,10 +96,15 @@ impl Pipeline {
         for i in 0..stages {
             let (cmd_tx, cmd_rx) = sync_channel::<Cmd>(2);
             cmds.push(cmd_tx);
-            let input = links_rx[(i + stages - 1) % stages]
-                .take()
-                .expect("one reader");
-            let output = links_tx[i].clone();
+            let st = Stage {
+                input: links_rx[(i + stages - 1) % stages]
+                    .take()
+                    .expect("one reader"),
+                output: links_tx[i].clone(),
+                pool: Vec::new(),
+                chunk,
+                keys: SortScratch::default(),
+            };
             let res = res_tx.clone();
             let d = demand.clone();
             let core = Core::new(fabric, width);
@@ -99,7 +117,7 @@ impl Pipeline {
                             let ns = (crate::cputime::thread_cpu_seconds() * 1e9) as u64;
                             cpu[i].store(ns, Relaxed);
                         };
-                        stage(core, d, cmd_rx, input, output, res, &report)
+                        stage(st, core, d, cmd_rx, res, &report)
                     })
                     .expect("spawn allocator thread"),
             );
@@ -111,6 +129,7 @@ impl Pipeline {
             threads,
             next: 0,
             arrivals: Vec::new(),
+            rejoined: Vec::new(),
             spare_batches: Vec::new(),
             spare_vecs: Vec::new(),
             width,
@@ -130,7 +149,9 @@ impl Pipeline {
     /// FCP aggregate count (§5.3); see [`DemandTable::request`].
     pub fn request(&mut self, src: u32, dst: u32, total: u64) -> Result<(), DemandError> {
         if let Some(f) = self.demand.request(src, dst, total)? {
-            self.arrivals.push(f);
+            // Its demand and key, read while the report has the record in cache (no
+            // stage holds the pair: it was inactive).
+            self.arrivals.push(Pend::read(&self.demand, f));
         }
         Ok(())
     }
@@ -140,7 +161,11 @@ impl Pipeline {
     }
 
     pub fn rejoin(&mut self, e: u32) -> Result<(), DemandError> {
-        self.demand.rejoin(e, &mut self.arrivals)
+        self.demand.rejoin(e, &mut self.rejoined)?;
+        for f in self.rejoined.drain(..) {
+            self.arrivals.push(Pend::read(&self.demand, f));
+        }
+        Ok(())
     }
 
     /// Start allocating timeslots `first .. first + width` (batches in increasing order).
@@ -198,40 +223,105 @@ impl Drop for Pipeline {
     }
 }
 
-fn stage(
-    core: Core,
-    d: Arc<DemandTable>,
-    cmds: Receiver<Cmd>,
+/// Receive from a link, waiting without sleeping at first: the producer is a stage in
+/// the middle of a batch, so the next chunk is usually microseconds away, and parking
+/// (a futex wait, then a wake-up syscall on the sender's side) costs more than that.
+fn recv_soon<T>(rx: &Receiver<T>) -> Result<T, RecvError> {
+    for i in 0..SPINS {
+        match rx.try_recv() {
+            Ok(x) => return Ok(x),
+            Err(TryRecvError::Disconnected) => return Err(RecvError),
+            Err(TryRecvError::Empty) if i < 64 => std::hint::spin_loop(),
+            // Give the core away (another stage or the feeder may be waiting for it).
+            Err(TryRecvError::Empty) => std::thread::yield_now(),
+        }
+    }
+    rx.recv()
+}
+
+/// Tries of [`recv_soon`] before it sleeps.
+const SPINS: u32 = 4096;
+
+struct Stage {
     input: Receiver<Chunk>,
     output: SyncSender<Chunk>,
-    results: SyncSender<(Batch, Vec<Flow>)>,
-    report: &dyn Fn(),
-) {
-    if core.slots.racks() {
-        stage_loop::<true>(core, d, cmds, input, output, results, report)
-    } else {
-        stage_loop::<false>(core, d, cmds, input, output, results, report)
+    /// Chunk buffers, circulating round the ring.
+    pool: Vec<Vec<Pend>>,
+    chunk: usize,
+    keys: SortScratch,
+}
+
+/// The link is closed: the pipeline is being dropped.
+struct Closed;
+
+impl Stage {
+    fn fresh(&mut self) -> Vec<Pend> {
+        let mut v = self.pool.pop().unwrap_or_default();
+        v.clear();
+        v.reserve(self.chunk);
+        v
+    }
+
+    fn send(&mut self, v: &mut Vec<Pend>, end: bool) -> Result<(), Closed> {
+        let full = std::mem::replace(v, self.fresh());
+        self.output
+            .send(Chunk { pends: full, end })
+            .map_err(|_| Closed)
+    }
+
+    /// Allocate one batch into `out`: round 1 offers the previous batch's pairs as they
+    /// stream in, merged with the newly active ones by key; those blocked go on at once.
+    /// Then the slots are drained in order, and the pairs blocked there (keys inside this
+    /// batch, in key order) go on as each chunk fills (§3.1's limited reordering).
+    fn batch<P: MaxMinPass>(
+        &mut self,
+        mut pass: P,
+        arrivals: &[Pend],
+        width: u32,
+    ) -> Result<(), Closed> {
+        let mut j = 0;
+        let mut blocked = self.fresh();
+        loop {
+            let chunk = recv_soon(&self.input).map_err(|_| Closed)?;
+            for &p in &chunk.pends {
+                while j < arrivals.len() && arrivals[j].key < p.key {
+                    pass.offer(arrivals[j], &mut blocked);
+                    j += 1;
+                }
+                pass.offer(p, &mut blocked);
+                if blocked.len() >= self.chunk {
+                    self.send(&mut blocked, false)?;
+                }
+            }
+            self.pool.push(chunk.pends);
+            if chunk.end {
+                break;
+            }
+        }
+        for &a in &arrivals[j..] {
+            pass.offer(a, &mut blocked);
+        }
+        for k in 0..width {
+            pass.drain_slot(k, &mut blocked);
+            if blocked.len() >= self.chunk {
+                self.send(&mut blocked, false)?;
+            }
+        }
+        pass.finish();
+        self.send(&mut blocked, true)?;
+        self.pool.push(blocked);
+        Ok(())
     }
 }
 
-fn stage_loop<const RACKS: bool>(
+fn stage(
+    mut st: Stage,
     mut core: Core,
     d: Arc<DemandTable>,
     cmds: Receiver<Cmd>,
-    input: Receiver<Chunk>,
-    output: SyncSender<Chunk>,
-    results: SyncSender<(Batch, Vec<Flow>)>,
+    results: SyncSender<(Batch, Vec<Pend>)>,
     report: &dyn Fn(),
 ) {
-    let mut pool: Vec<Vec<Flow>> = Vec::new();
-    let mut leftover: Vec<Flow> = Vec::new();
-    let mut keys = crate::alloc::SortScratch::default();
-    let new_chunk = |pool: &mut Vec<Vec<Flow>>| {
-        let mut v = pool.pop().unwrap_or_default();
-        v.clear();
-        v.reserve(CHUNK);
-        v
-    };
     while let Ok(Cmd {
         first,
         mut arrivals,
@@ -240,62 +330,19 @@ fn stage_loop<const RACKS: bool>(
     {
         let d = &*d;
         core.begin(d, first, &mut out);
-        crate::alloc::sort_by_key(d, &mut arrivals, &mut keys);
-        let mut j = 0;
-        let mut stale = new_chunk(&mut pool);
-        // Round 1: the previous batch's leftovers as they stream in, merged with the
-        // newly active pairs by max-min key (§3.1).
-        loop {
-            let Ok(chunk) = input.recv() else { return };
-            for &f in &chunk.flows {
-                let key = d.last_key(f);
-                while j < arrivals.len() && d.last_key(arrivals[j]) < key {
-                    core.offer_next::<RACKS>(d, arrivals[j], &mut stale, &mut out);
-                    j += 1;
-                }
-                core.offer_next::<RACKS>(d, f, &mut stale, &mut out);
-                if stale.len() >= CHUNK {
-                    let full = std::mem::replace(&mut stale, new_chunk(&mut pool));
-                    if output
-                        .send(Chunk {
-                            flows: full,
-                            end: false,
-                        })
-                        .is_err()
-                    {
-                        return;
-                    }
-                }
-            }
-            pool.push(chunk.flows);
-            if chunk.end {
-                break;
-            }
-        }
-        for &f in &arrivals[j..] {
-            core.offer_next::<RACKS>(d, f, &mut stale, &mut out);
-        }
-        if output
-            .send(Chunk {
-                flows: stale,
-                end: false,
-            })
-            .is_err()
-        {
-            return;
-        }
-        // Pairs allocated in this batch, by slot: only now in order (the reordering).
-        leftover.clear();
-        core.drain_bins::<RACKS, _>(d, &mut leftover, &mut out);
-        let mut tail = new_chunk(&mut pool);
-        tail.extend_from_slice(&leftover);
-        if output
-            .send(Chunk {
-                flows: tail,
-                end: true,
-            })
-            .is_err()
-        {
+        sort_arrivals(d.endpoints(), &mut arrivals, &mut st.keys);
+        let width = core.width;
+        let done = if core.slots.racks() {
+            let pass = General::<true> {
+                core: &mut core,
+                d,
+                out: &mut out,
+            };
+            st.batch(pass, &arrivals, width)
+        } else {
+            st.batch(core.flat(d, &mut out), &arrivals, width)
+        };
+        if done.is_err() {
             return;
         }
         arrivals.clear();

@@ -35,10 +35,13 @@ proptest! {
         }),
         stages in 2usize..4,
         width in prop_oneof![Just(1u32), Just(7), Just(64)],
+        // Pairs per message between stages: 1 and 3 stream round 1 and the drained
+        // slots in many pieces.
+        chunk in prop_oneof![Just(1usize), Just(3), Just(256)],
     ) {
         let n = fabric.endpoints();
         let mut arb = Arbiter::new(&fabric, Policy::MaxMin, Mode::Greedy, width);
-        let mut pipe = Pipeline::new(&fabric, stages, width);
+        let mut pipe = Pipeline::with_chunk(&fabric, stages, width, chunk);
         let mut totals = vec![0u64; n * n];
         let mut b = Batch::new();
         for (i, reqs) in work.iter().enumerate() {
@@ -64,13 +67,14 @@ proptest! {
 /// exactly once.
 #[test]
 fn pipeline_runs_ahead_and_conserves_demand() {
-    for (fabric, stages) in [
-        (Fabric::full_bisection(64), 2),
-        (Fabric::racks(4, 16, 6, 6), 3),
+    for (fabric, stages, chunk) in [
+        (Fabric::full_bisection(64), 2, 256),
+        (Fabric::full_bisection(64), 3, 2),
+        (Fabric::racks(4, 16, 6, 6), 3, 5),
     ] {
         let n = fabric.endpoints();
         let width = 16u32;
-        let mut pipe = Pipeline::new(&fabric, stages, width);
+        let mut pipe = Pipeline::with_chunk(&fabric, stages, width, chunk);
         let mut totals = vec![0u64; n * n];
         let mut got: HashMap<(u32, u32), u64> = HashMap::new();
         let mut x = 0x9e3779b97f4a7c15u64;
