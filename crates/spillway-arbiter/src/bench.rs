@@ -118,6 +118,11 @@ pub struct AllocResult {
     pub report_us_per_timeslot: f64,
     /// Allocated bits per CPU-second of allocation and reports together.
     pub gbps_per_core_with_reports: f64,
+    /// CPU time per timeslot of the allocation work that cannot overlap between batches:
+    /// all of it on one core; in the pipeline, what stages do after their input has
+    /// ended ([`Pipeline::serial_cpu_seconds`]), a lower bound of `us_per_timeslot`
+    /// however many stages run.
+    pub serial_us_per_timeslot: f64,
 }
 
 /// How many times each single-core measurement is repeated; the run with the least
@@ -202,6 +207,7 @@ fn result(
         gbps_per_core: bits / alloc_cpu / 1e9,
         report_us_per_timeslot: report_cpu / slots * 1e6,
         gbps_per_core_with_reports: bits / (alloc_cpu + report_cpu) / 1e9,
+        serial_us_per_timeslot: alloc_cpu / slots * 1e6,
     }
 }
 
@@ -223,7 +229,7 @@ pub fn alloc_pipeline(
     let mut pipe = Pipeline::new(&fabric, stages, width);
     let (mut granted, mut r) = (0u64, 0usize);
     let mut feed_cpu = 0.0;
-    let mut alloc_cpu0 = 0.0;
+    let (mut alloc_cpu0, mut serial0) = (0.0, 0.0);
     let mut wall0 = Instant::now();
     for b in 0..warm + batches {
         if b == warm {
@@ -233,6 +239,7 @@ pub fn alloc_pipeline(
             }
             granted = 0;
             alloc_cpu0 = pipe.cpu_seconds();
+            serial0 = pipe.serial_cpu_seconds();
             wall0 = Instant::now();
         }
         let c0 = thread_cpu_seconds();
@@ -272,6 +279,8 @@ pub fn alloc_pipeline(
     );
     // Wall-clock time per timeslot is what the pipeline sustains.
     res.us_per_timeslot = wall / (batches * width as u64) as f64 * 1e6;
+    res.serial_us_per_timeslot =
+        (pipe.serial_cpu_seconds() - serial0) / (batches * width as u64) as f64 * 1e6;
     res
 }
 

@@ -53,6 +53,8 @@ pub struct Pipeline {
     in_flight: usize,
     /// Thread CPU time of each stage, in nanoseconds, updated after every batch.
     cpu_ns: Arc<Vec<AtomicU64>>,
+    /// Of that, the time each stage spent on batches after their input had ended.
+    serial_ns: Arc<Vec<AtomicU64>>,
 }
 
 impl Pipeline {
@@ -93,6 +95,8 @@ impl Pipeline {
         let mut threads = Vec::new();
         let cpu_ns: Arc<Vec<AtomicU64>> =
             Arc::new((0..stages).map(|_| AtomicU64::new(0)).collect());
+        let serial_ns: Arc<Vec<AtomicU64>> =
+            Arc::new((0..stages).map(|_| AtomicU64::new(0)).collect());
         for i in 0..stages {
             let (cmd_tx, cmd_rx) = sync_channel::<Cmd>(2);
             cmds.push(cmd_tx);
@@ -104,18 +108,21 @@ impl Pipeline {
                 pool: Vec::new(),
                 chunk,
                 keys: SortScratch::default(),
+                serial: 0.0,
             };
             let res = res_tx.clone();
             let d = demand.clone();
             let core = Core::new(fabric, width);
             let cpu = cpu_ns.clone();
+            let serial = serial_ns.clone();
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("alloc-{i}"))
                     .spawn(move || {
-                        let report = move || {
+                        let report = move |serial_s: f64| {
                             let ns = (crate::cputime::thread_cpu_seconds() * 1e9) as u64;
                             cpu[i].store(ns, Relaxed);
+                            serial[i].store((serial_s * 1e9) as u64, Relaxed);
                         };
                         stage(st, core, d, cmd_rx, res, &report)
                     })
@@ -135,6 +142,7 @@ impl Pipeline {
             width,
             in_flight: 0,
             cpu_ns,
+            serial_ns,
         }
     }
 
@@ -189,6 +197,15 @@ impl Pipeline {
     /// last finished batch).
     pub fn cpu_seconds(&self) -> f64 {
         self.cpu_ns.iter().map(|c| c.load(Relaxed)).sum::<u64>() as f64 * 1e-9
+    }
+
+    /// Of [`Pipeline::cpu_seconds`], the part spent on batches after their input had
+    /// ended: the tail of the previous batch, then the drain of the slots. Batch b + 1
+    /// cannot start that before batch b has finished it (pairs allocated in batch b come
+    /// after every older pair, §3.1), so it runs one stage at a time: the pipeline's
+    /// time per batch is at least this part's, whatever the number of stages.
+    pub fn serial_cpu_seconds(&self) -> f64 {
+        self.serial_ns.iter().map(|c| c.load(Relaxed)).sum::<u64>() as f64 * 1e-9
     }
 
     /// Batches started and not yet received.
@@ -249,6 +266,8 @@ struct Stage {
     pool: Vec<Vec<Pend>>,
     chunk: usize,
     keys: SortScratch,
+    /// CPU seconds spent on batches after their input ended.
+    serial: f64,
 }
 
 /// The link is closed: the pipeline is being dropped.
@@ -298,6 +317,7 @@ impl Stage {
                 break;
             }
         }
+        let t0 = crate::cputime::thread_cpu_seconds();
         for &a in &arrivals[j..] {
             pass.offer(a, &mut blocked);
         }
@@ -309,6 +329,7 @@ impl Stage {
         }
         pass.finish();
         self.send(&mut blocked, true)?;
+        self.serial += crate::cputime::thread_cpu_seconds() - t0;
         self.pool.push(blocked);
         Ok(())
     }
@@ -320,7 +341,7 @@ fn stage(
     d: Arc<DemandTable>,
     cmds: Receiver<Cmd>,
     results: SyncSender<(Batch, Vec<Pend>)>,
-    report: &dyn Fn(),
+    report: &dyn Fn(f64),
 ) {
     while let Ok(Cmd {
         first,
@@ -346,7 +367,7 @@ fn stage(
             return;
         }
         arrivals.clear();
-        report();
+        report(st.serial);
         if results.send((out, arrivals)).is_err() {
             return;
         }

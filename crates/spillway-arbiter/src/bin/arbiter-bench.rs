@@ -9,14 +9,15 @@ const WIDTH: u32 = 64;
 
 fn row(r: &AllocResult) -> String {
     format!(
-        "{{\"load\": {}, \"mode\": \"{}\", \"us_per_timeslot\": {:.4}, \"utilization\": {:.4}, \"gbps_per_core\": {:.1}, \"report_us_per_timeslot\": {:.4}, \"gbps_per_core_with_reports\": {:.1}}}",
+        "{{\"load\": {}, \"mode\": \"{}\", \"us_per_timeslot\": {:.4}, \"utilization\": {:.4}, \"gbps_per_core\": {:.1}, \"report_us_per_timeslot\": {:.4}, \"gbps_per_core_with_reports\": {:.1}, \"serial_us_per_timeslot\": {:.4}}}",
         r.load,
         mode_name(r.mode),
         r.us_per_timeslot,
         r.utilization,
         r.gbps_per_core,
         r.report_us_per_timeslot,
-        r.gbps_per_core_with_reports
+        r.gbps_per_core_with_reports,
+        r.serial_us_per_timeslot
     )
 }
 
@@ -144,8 +145,8 @@ fn main() {
     );
     for r in &two {
         println!(
-            "  load {:.1}: {:.4} us/timeslot, utilization {:.3}, {:.0} Gbit/s per core, {:.0} with the feeder's reports",
-            r.load, r.us_per_timeslot, r.utilization, r.gbps_per_core, r.gbps_per_core_with_reports
+            "  load {:.1}: {:.4} us/timeslot, utilization {:.3}, {:.0} Gbit/s per core, {:.0} with the feeder's reports; serial part {:.4} us/timeslot",
+            r.load, r.us_per_timeslot, r.utilization, r.gbps_per_core, r.gbps_per_core_with_reports, r.serial_us_per_timeslot
         );
     }
     println!("path selection, 16 racks x 32 endpoints, 4 cores at 8x (per timeslot):");
