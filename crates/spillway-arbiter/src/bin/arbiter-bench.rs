@@ -51,6 +51,16 @@ fn main() {
                 );
             }
         }
+        for w in [16u32, 32, 64] {
+            for load in [0.3, 0.9] {
+                let s = 64 / w as u64;
+                let r = bench::alloc_pipeline(N, load, 2, w, warm * s, batches * s, 1);
+                eprintln!(
+                    "pipeline, 2 stages, width {w:2} load {load}: {:.4} us/timeslot (wall), serial part {:.4} us/timeslot",
+                    r.us_per_timeslot, r.serial_us_per_timeslot
+                );
+            }
+        }
     }
     let loads = [0.3, 0.6, 0.9];
     let mut alloc = Vec::new();
