@@ -21,5 +21,22 @@ def test_bench_json_reports_rates():
     assert row["packet_hops"] >= 100 * 64 * 45
 
 
+def test_bench_repeat_reports_the_median_run_and_the_range():
+    r = subprocess.run(SPILLWAY + ["bench", "--json", "--repeat", "3", "incast64"],
+                       capture_output=True, text=True, check=True)
+    (row,) = json.loads(r.stdout)
+    assert row["runs"] == 3
+    for k in ("events_per_s", "packet_hops_per_s"):
+        lo, hi = row[f"{k}_range"]
+        assert 0 < lo <= hi
+    lo, hi = row["packet_hops_per_s_range"]
+    assert lo <= row["packet_hops_per_s"] <= hi
+    # The row is one real run's: all its counts are there.
+    assert row["packet_hops"] >= 100 * 64 * 45 and row["wall_s"] > 0
+    bad = subprocess.run(SPILLWAY + ["bench", "--repeat", "0", "incast64"],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "--repeat" in bad.stderr
+
+
 def test_reference_doc_is_generated_from_the_code(root):
     assert (root / "docs/reference.md").read_text() == _core.reference()

@@ -5,7 +5,7 @@
     spillway sweep SWEEP.toml --out DIR [--workers N] [--backend local|dask] [--scheduler ADDR]
     spillway query DIR "SQL"
     spillway reproduce NAME [--quick] --out DIR
-    spillway bench [--json] [NAME ...]
+    spillway bench [--json] [--repeat N] [NAME ...]
     spillway bench arbiter [--json] [--quick]
     spillway reference [--out FILE]
 
@@ -108,7 +108,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if "arbiter" in args.names:
         raise SystemExit("spillway bench: run `spillway bench arbiter` on its own "
                          "(it prints one JSON object, the engine benchmarks a list)")
-    results = run_benchmarks(args.names or None, progress=not args.json)
+    results = run_benchmarks(args.names or None, progress=not args.json, repeat=args.repeat)
     if args.json:
         print(json.dumps(results, indent=2))
     return 0
@@ -173,6 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true",
                    help="print JSON (engine: a list; arbiter: one object)")
     b.add_argument("--quick", action="store_true", help="arbiter: a shorter run")
+    b.add_argument("--repeat", type=int, default=1, metavar="N",
+                   help="engine: run each benchmark N times and report the median run, "
+                        "with the range")
     b.set_defaults(func=cmd_bench)
 
     ref = sub.add_parser("reference", help="print the scenario key reference (Markdown)")
