@@ -2,7 +2,8 @@
 //! and simulated cache-miss counts): `arbiter-prof alloc LOAD BATCHES` or
 //! `arbiter-prof perm SAMPLES`. `arbiter-prof hash LOAD BATCHES` prints hashes of every
 //! grant of a greedy max-min run (slot by slot in grant order, and per batch sorted): two builds
-//! allocate identically if they print the same.
+//! allocate identically if they print the same. `arbiter-prof drain LOAD BATCHES WIDTH`
+//! prints the share of a batch's grants made in the drain (the pipeline's serial part).
 
 use spillway_arbiter::bench::{self, Sizes};
 use spillway_arbiter::{Arbiter, Batch, Fabric, Mode, Pipeline, Policy};
@@ -68,6 +69,42 @@ fn hash(load: f64, batches: u64, variant: &str) {
     println!("{variant} load {load} batches {batches} granted {granted} ordered {ordered:016x} sorted {sorted:016x}");
 }
 
+/// How much of a batch's work is the drain (pairs re-offered after their first grant in
+/// the batch), which pipeline stages cannot overlap (docs/arbiter.md): a pair's first
+/// grant in a batch is its round-1 offer, every further grant a drain re-offer.
+fn drain_share(load: f64, batches: u64, width: u32) {
+    let n = 256u32;
+    let reqs = bench::poisson_requests(n, load, Sizes::Fixed(10), width, batches, 1);
+    let mut arb = Arbiter::new(
+        &Fabric::full_bisection(n as usize),
+        Policy::MaxMin,
+        Mode::Greedy,
+        width,
+    );
+    let mut out = Batch::new();
+    let (mut grants, mut pairs, mut r) = (0u64, 0u64, 0usize);
+    let mut seen = std::collections::HashSet::new();
+    for b in 0..batches {
+        while r < reqs.len() && reqs[r].0 as u64 <= b {
+            let (_, s, d, total) = reqs[r];
+            arb.request(s, d, total).expect("valid endpoints");
+            r += 1;
+        }
+        arb.allocate(b * width as u64, &mut out);
+        seen.clear();
+        for g in out.grants() {
+            grants += 1;
+            pairs += seen.insert((g.src, g.dst)) as u64;
+        }
+    }
+    println!(
+        "load {load} width {width}: {:.0} grants per batch, {:.0} first grants, drain {:.0}%",
+        grants as f64 / batches as f64,
+        pairs as f64 / batches as f64,
+        100.0 * (grants - pairs) as f64 / grants as f64
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let what = args.first().map(String::as_str).unwrap_or("alloc");
@@ -87,6 +124,7 @@ fn main() {
             num(2, 200.0) as u64,
             args.get(3).map(String::as_str).unwrap_or(""),
         ),
-        _ => eprintln!("usage: arbiter-prof alloc LOAD BATCHES | perm SAMPLES | hash LOAD BATCHES [iter|racks|pipe]"),
+        "drain" => drain_share(num(1, 0.3), num(2, 400.0) as u64, num(3, 64.0) as u32),
+        _ => eprintln!("usage: arbiter-prof alloc LOAD BATCHES | perm SAMPLES | hash LOAD BATCHES [iter|racks|pipe] | drain LOAD BATCHES WIDTH"),
     }
 }
