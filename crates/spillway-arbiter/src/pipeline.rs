@@ -30,12 +30,17 @@ const CHUNK: usize = 256;
 struct Chunk {
     pends: Vec<Pend>,
     end: bool,
+    /// The table's reset count the producing stage's batch started with: tokens from
+    /// before a reset carry demand it may have dropped.
+    resets: u64,
 }
 
 struct Cmd {
     first: u64,
     arrivals: Vec<Pend>,
     out: Batch,
+    /// The table's reset count when the batch was started.
+    resets: u64,
 }
 
 /// A ring of allocator threads for greedy max-min allocation.
@@ -47,6 +52,8 @@ pub struct Pipeline {
     next: usize,
     arrivals: Vec<Pend>,
     rejoined: Vec<Flow>,
+    /// The table's reset count at the last batch started.
+    resets: u64,
     spare_batches: Vec<Batch>,
     spare_vecs: Vec<Vec<Pend>>,
     width: u32,
@@ -88,6 +95,7 @@ impl Pipeline {
             .send(Chunk {
                 pends: Vec::new(),
                 end: true,
+                resets: 0,
             })
             .expect("link open");
         let (res_tx, results) = sync_channel(4 * stages);
@@ -109,6 +117,7 @@ impl Pipeline {
                 chunk,
                 keys: SortScratch::default(),
                 serial: 0.0,
+                resets: 0,
             };
             let res = res_tx.clone();
             let d = demand.clone();
@@ -137,6 +146,7 @@ impl Pipeline {
             next: 0,
             arrivals: Vec::new(),
             rejoined: Vec::new(),
+            resets: 0,
             spare_batches: Vec::new(),
             spare_vecs: Vec::new(),
             width,
@@ -176,9 +186,25 @@ impl Pipeline {
         Ok(())
     }
 
+    /// FCP re-synchronisation (§5.1, §5.3); see [`DemandTable::reset`]. Batches started
+    /// after it re-read the demand of every pair they are handed (as the single-threaded
+    /// allocator does after a reset); batches already started may still allocate demand
+    /// it dropped.
+    pub fn reset(&mut self, e: u32) -> Result<(), DemandError> {
+        self.demand.reset(e)
+    }
+
     /// Start allocating timeslots `first .. first + width` (batches in increasing order).
     /// Results come back from [`Pipeline::recv`], in order.
     pub fn allocate(&mut self, first: u64) {
+        let resets = self.demand.resets();
+        if resets != self.resets {
+            // A reset dropped pending demand: the arrivals' counts may be too high.
+            self.resets = resets;
+            for p in &mut self.arrivals {
+                *p = Pend::read(&self.demand, p.f);
+            }
+        }
         let fresh = self.spare_vecs.pop().unwrap_or_default();
         let arrivals = std::mem::replace(&mut self.arrivals, fresh);
         let out = self.spare_batches.pop().unwrap_or_default();
@@ -187,6 +213,7 @@ impl Pipeline {
                 first,
                 arrivals,
                 out,
+                resets,
             })
             .expect("allocator thread alive");
         self.next = (self.next + 1) % self.cmds.len();
@@ -270,6 +297,8 @@ struct Stage {
     keys: SortScratch,
     /// CPU seconds spent on batches after their input ended.
     serial: f64,
+    /// The table's reset count the current batch started with.
+    resets: u64,
 }
 
 /// The link is closed: the pipeline is being dropped.
@@ -286,7 +315,11 @@ impl Stage {
     fn send(&mut self, v: &mut Vec<Pend>, end: bool) -> Result<(), Closed> {
         let full = std::mem::replace(v, self.fresh());
         self.output
-            .send(Chunk { pends: full, end })
+            .send(Chunk {
+                pends: full,
+                end,
+                resets: self.resets,
+            })
             .map_err(|_| Closed)
     }
 
@@ -297,6 +330,7 @@ impl Stage {
     fn batch<P: MaxMinPass>(
         &mut self,
         mut pass: P,
+        d: &DemandTable,
         arrivals: &[Pend],
         width: u32,
     ) -> Result<(), Closed> {
@@ -304,7 +338,10 @@ impl Stage {
         let mut blocked = self.fresh();
         loop {
             let chunk = recv_soon(&self.input).map_err(|_| Closed)?;
+            // Tokens from a batch started before a reset: their demand is re-read.
+            let reread = chunk.resets != self.resets;
             for &p in &chunk.pends {
+                let p = if reread { Pend::read(d, p.f) } else { p };
                 while j < arrivals.len() && arrivals[j].key < p.key {
                     pass.offer(arrivals[j], &mut blocked);
                     j += 1;
@@ -351,9 +388,11 @@ fn stage(
         first,
         mut arrivals,
         mut out,
+        resets,
     }) = cmds.recv()
     {
         let d = &*d;
+        st.resets = resets;
         core.begin(d, first, &mut out);
         sort_arrivals(d.endpoints(), &mut arrivals, &mut st.keys);
         let width = core.width;
@@ -363,9 +402,9 @@ fn stage(
                 d,
                 out: &mut out,
             };
-            st.batch(pass, &arrivals, width)
+            st.batch(pass, d, &arrivals, width)
         } else {
-            st.batch(core.flat(d, &mut out), &arrivals, width)
+            st.batch(core.flat(d, &mut out), d, &arrivals, width)
         };
         if done.is_err() {
             return;

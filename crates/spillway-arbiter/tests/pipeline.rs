@@ -1,5 +1,6 @@
 //! The pipeline (Fastpass §3.1, Fig. 3) computes exactly what the single-threaded greedy
-//! max-min allocator computes, and stays a valid allocation when run ahead concurrently.
+//! max-min allocator computes (resets included), and stays a valid allocation when run
+//! ahead concurrently.
 
 use proptest::prelude::*;
 use spillway_arbiter::{Arbiter, Batch, Fabric, Mode, Pipeline, Policy};
@@ -12,10 +13,17 @@ fn fabric_strategy() -> impl Strategy<Value = Fabric> {
     ]
 }
 
-/// Per batch, a list of (src, dst, more timeslots).
-fn workload(n: u32) -> impl Strategy<Value = Vec<Vec<(u32, u32, u64)>>> {
+/// Per batch, a list of (src, dst, more timeslots), and an endpoint to reset before the
+/// requests (FCP re-synchronisation), sometimes.
+type Work = Vec<(Vec<(u32, u32, u64)>, Option<u32>)>;
+
+fn workload(n: u32) -> impl Strategy<Value = Work> {
     let req = (0..n, 0..n, 1u64..20).prop_filter("distinct", |(s, d, _)| s != d);
-    proptest::collection::vec(proptest::collection::vec(req, 0..30), 1..25)
+    let batch = (
+        proptest::collection::vec(req, 0..30),
+        proptest::option::weighted(0.15, 0..n),
+    );
+    proptest::collection::vec(batch, 1..25)
 }
 
 fn sorted(b: &Batch) -> Vec<(u32, u32, u32)> {
@@ -44,7 +52,16 @@ proptest! {
         let mut pipe = Pipeline::with_chunk(&fabric, stages, width, chunk);
         let mut totals = vec![0u64; n * n];
         let mut b = Batch::new();
-        for (i, reqs) in work.iter().enumerate() {
+        for (i, (reqs, reset)) in work.iter().enumerate() {
+            if let Some(e) = *reset {
+                // The endpoint's totals count from zero again; demand still waiting in
+                // tokens (in either allocator) is dropped.
+                arb.reset(e).unwrap();
+                pipe.reset(e).unwrap();
+                for d in 0..n {
+                    totals[e as usize * n + d] = 0;
+                }
+            }
             for &(s, d, add) in reqs {
                 let k = s as usize * n + d as usize;
                 totals[k] += add;
