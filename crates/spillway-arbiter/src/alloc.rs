@@ -226,9 +226,10 @@ impl Pend {
     }
 }
 
-/// Where pairs go when they leave a batch with demand left: the pipeline passes bare
-/// pairs to the next stage (which re-reads the table); the single-threaded allocator
-/// keeps their state, so a backlogged pair costs no table access until it runs dry.
+/// Where pairs go when they leave a batch with demand left, with their state (remaining
+/// demand, key): the single-threaded allocator keeps them pending and a pipeline stage
+/// hands them to the next stage, so a backlogged pair costs no table access until it
+/// runs dry (or a reset makes its demand stale).
 pub(crate) trait Sink {
     fn keep(&mut self, p: Pend);
 }

@@ -218,7 +218,13 @@ impl DemandTable {
     #[inline]
     fn eligible(&self, f: Flow) -> bool {
         let o = self.strong();
-        self.remaining(f) > 0
+        // Sequentially consistent when shared: `retire` stores `active` and then reads
+        // `requested` here, while a report stores `requested` and then swaps `active`;
+        // with a relaxed read, a weakly ordered CPU could let both miss the other's
+        // store and leave a pair inactive with demand (on x86 the orderings cost nothing
+        // extra for loads).
+        let p = self.pair(f);
+        p.requested.load(o).saturating_sub(p.allocated.load(o)) > 0
             && self.present[f.src as usize].load(o)
             && self.present[f.dst as usize].load(o)
     }

@@ -196,7 +196,16 @@ impl Pipeline {
 
     /// Start allocating timeslots `first .. first + width` (batches in increasing order).
     /// Results come back from [`Pipeline::recv`], in order.
+    ///
+    /// # Panics
+    /// With as many batches in flight as the pipeline holds results for (4 per stage):
+    /// [`Pipeline::recv`] some first (the stages would stop with nobody receiving).
     pub fn allocate(&mut self, first: u64) {
+        assert!(
+            self.in_flight < 4 * self.cmds.len(),
+            "{} batches in flight: recv() finished batches before starting more",
+            self.in_flight
+        );
         let resets = self.demand.resets();
         if resets != self.resets {
             // A reset dropped pending demand: the arrivals' counts may be too high.
@@ -242,7 +251,11 @@ impl Pipeline {
 
     /// The next finished batch. Stages finish in ring order, so batches arrive in the
     /// order they were started.
+    ///
+    /// # Panics
+    /// With no batch in flight (it would wait forever).
     pub fn recv(&mut self) -> Batch {
+        assert!(self.in_flight > 0, "recv() with no batch in flight");
         let (b, v) = self.results.recv().expect("allocator thread alive");
         self.spare_vecs.push(v);
         self.in_flight -= 1;

@@ -3,7 +3,7 @@
 //! ahead concurrently.
 
 use proptest::prelude::*;
-use spillway_arbiter::{Arbiter, Batch, Fabric, Mode, Pipeline, Policy};
+use spillway_arbiter::{Arbiter, Batch, Fabric, Flow, Mode, Pipeline, Policy};
 use std::collections::HashMap;
 
 fn fabric_strategy() -> impl Strategy<Value = Fabric> {
@@ -150,5 +150,51 @@ fn pipeline_runs_ahead_and_conserves_demand() {
                 assert_eq!(got.get(&(s as u32, d as u32)).copied().unwrap_or(0), want);
             }
         }
+    }
+}
+
+/// A reset made on the shared table (as a failover handler holding only the table would)
+/// drops the demand the pipeline's tokens still carry: nothing more is granted to the
+/// pair, and it is never allocated more than it requested.
+#[test]
+fn a_reset_drops_the_demand_tokens_carry() {
+    let mut pipe = Pipeline::new(&Fabric::full_bisection(4), 2, 8);
+    let f = Flow { src: 0, dst: 3 };
+    // Two senders to one receiver: each gets half of every batch, so both keep demand.
+    pipe.request(0, 3, 1000).unwrap();
+    pipe.request(1, 3, 1000).unwrap();
+    let mut first = 0;
+    for _ in 0..2 {
+        pipe.allocate(first);
+        first += 8;
+        pipe.recv();
+    }
+    assert_eq!(pipe.demand().allocated(f), 8);
+    pipe.demand().reset(0).unwrap();
+    assert_eq!(pipe.demand().remaining(f), 0);
+    let mut got = 0;
+    for _ in 0..3 {
+        pipe.allocate(first);
+        first += 8;
+        got += pipe.recv().grants().filter(|g| g.flow() == f).count();
+    }
+    assert_eq!(got, 0, "granted demand the reset dropped");
+    assert!(pipe.demand().allocated(f) <= pipe.demand().requested(f));
+    // The other sender now has the receiver to itself.
+    assert_eq!(pipe.demand().allocated(Flow { src: 1, dst: 3 }), 8 + 24);
+}
+
+#[test]
+#[should_panic(expected = "no batch in flight")]
+fn recv_with_nothing_in_flight_is_refused() {
+    Pipeline::new(&Fabric::full_bisection(4), 2, 8).recv();
+}
+
+#[test]
+#[should_panic(expected = "recv() finished batches")]
+fn starting_more_batches_than_the_pipeline_holds_is_refused() {
+    let mut pipe = Pipeline::new(&Fabric::full_bisection(4), 2, 8);
+    for b in 0..9 {
+        pipe.allocate(b * 8);
     }
 }
