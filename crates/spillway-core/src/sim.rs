@@ -1241,9 +1241,10 @@ impl Sim {
     /// A data segment or probe left its source's NIC queue: its flow may queue another.
     #[inline(never)]
     fn left_nic(&mut self, host: u32, pkt: u32) {
-        let slot = self.pkts.hot(pkt).flow_slot;
+        let p = self.pkts.get(pkt);
+        let slot = p.flow_slot;
         if let Some(f) = self.flows[slot as usize].as_mut() {
-            if f.id == self.pkts.get(pkt).flow_id {
+            if f.id == p.flow_id {
                 f.in_nic -= 1;
                 self.nic_wake.push(slot);
             }
