@@ -454,13 +454,14 @@ impl Port {
             let q = self.pfabric.as_mut().unwrap();
             return q.dequeue(&mut self.bytes).map(|e| e.pkt);
         }
-        self.dequeue_fifo(now, hot)
+        self.dequeue_fifo(now, hot).map(|(pkt, _)| pkt)
     }
 
-    /// [`Port::dequeue`] for a port known to have no pFabric queue; always inlined, as
-    /// the one per packet that waited.
+    /// [`Port::dequeue`] for a port known to have no pFabric queue, with the packet's
+    /// hot part (read here anyway, for its sender); always inlined, as the one per
+    /// packet that waited.
     #[inline(always)]
-    pub fn dequeue_fifo(&mut self, now: Ps, hot: &[Hot]) -> Option<u32> {
+    pub fn dequeue_fifo(&mut self, now: Ps, hot: &[Hot]) -> Option<(u32, Hot)> {
         if self.nonempty == 0 {
             return None;
         }
@@ -473,7 +474,7 @@ impl Port {
         }
         self.account(now);
         self.bytes -= h.wire as u64;
-        Some(pkt)
+        Some((pkt, *h))
     }
 
     /// No data waiting (notifications aside).
@@ -873,6 +874,19 @@ impl Network {
 
     pub fn node_count(&self) -> usize {
         self.first_port.len() - 1
+    }
+
+    /// Where port `port` of `node` is in the flat array of ports, for
+    /// [`Network::port_at_mut`]: a caller that reaches the same port twice looks it up once.
+    #[inline(always)]
+    pub fn port_index(&self, node: u32, port: u32) -> usize {
+        (self.first_port[node as usize] + port) as usize
+    }
+
+    /// The port at [`Network::port_index`] `i`.
+    #[inline(always)]
+    pub fn port_at_mut(&mut self, i: usize) -> &mut Port {
+        &mut self.ports[i]
     }
 
     /// Port `port` of `node`.

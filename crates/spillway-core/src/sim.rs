@@ -8,7 +8,7 @@
 use crate::discipline::pfabric::{Entry, PFabricQueue};
 use crate::marking::codel::Codel;
 use crate::metrics::{ideal_fct, wire_bytes, FlowRecords};
-use crate::network::{Arena, Network, Packet, PktKind, NO_WAKE};
+use crate::network::{Arena, Hot, Network, Packet, PktKind, NO_WAKE};
 use crate::overflow::cut_payload::CUT_IP_BYTES;
 use crate::overflow::fastlane::{NotifQueue, NOTIFICATION_FRAME};
 use crate::overflow::source_quench::QUENCH_IP_BYTES;
@@ -500,15 +500,16 @@ impl Sim {
                     hash,
                 } => self.on_arrive(node, pkt, port, dst, hash),
                 Ev::PortFree { node, port } => {
-                    let p = self.net.port_mut(node, port);
+                    let pi = self.net.port_index(node, port);
+                    let p = self.net.port_at_mut(pi);
                     // Superseded wake-ups (see `enqueue`) are ignored.
                     if p.wake_at == time {
                         p.wake_at = NO_WAKE;
                         if p.is_plain() {
                             // `transmit_next` for a plain FIFO port, without the call: the
                             // head of the FIFO goes (one is there: nothing else takes).
-                            if let Some(pkt) = p.dequeue_fifo(time, &self.pkts.hot) {
-                                self.send(node, port, pkt, false);
+                            if let Some((pkt, h)) = p.dequeue_fifo(time, &self.pkts.hot) {
+                                self.send_at(node, port, pi, pkt, h, false);
                             }
                         } else {
                             self.transmit_next(node, port);
@@ -914,15 +915,16 @@ impl Sim {
     #[inline(always)]
     fn enqueue(&mut self, node: u32, port: u32, pkt: u32, in_port: u16) {
         let now = self.now;
-        let port_ref = self.net.port_mut(node, port);
+        let pi = self.net.port_index(node, port);
+        let port_ref = self.net.port_at_mut(pi);
         if port_ref.is_plain() {
             if port_ref.idle_at(now) {
                 // Most packets find their port idle: they go at once, without the round
                 // trip through the FIFO and kick (same counters, same order of effects).
                 // Inlined at the call sites, this path makes no call but the event push.
-                let wire = self.pkts.hot(pkt).wire as u64;
-                if port_ref.pass_through(wire) {
-                    self.send(node, port, pkt, false);
+                let h = *self.pkts.hot(pkt);
+                if port_ref.pass_through(h.wire as u64) {
+                    self.send_at(node, port, pi, pkt, h, false);
                     return;
                 }
             } else if port_ref.mark_above == u64::MAX
@@ -1197,13 +1199,21 @@ impl Sim {
     /// port's next wake-up.
     #[inline(always)]
     fn send(&mut self, node: u32, port: u32, pkt: u32, mark: bool) {
+        let pi = self.net.port_index(node, port);
+        let h = *self.pkts.hot(pkt);
+        self.send_at(node, port, pi, pkt, h, mark);
+    }
+
+    /// [`Self::send`] given the port's [`Network::port_index`] and the packet's hot part,
+    /// which the inlined callers have at hand: neither is looked up a second time.
+    #[inline(always)]
+    fn send_at(&mut self, node: u32, port: u32, pi: usize, pkt: u32, h: Hot, mark: bool) {
         let now = self.now;
-        let pk = self.pkts.hot(pkt);
-        let (wire, dst, hash) = (pk.wire, pk.dst, pk.hash);
-        if node < self.net.hosts && matches!(pk.kind, PktKind::Data | PktKind::Probe) {
+        let (wire, dst, hash) = (h.wire, h.dst, h.hash);
+        if node < self.net.hosts && matches!(h.kind, PktKind::Data | PktKind::Probe) {
             self.left_nic(node, pkt);
         }
-        let p = self.net.port_mut(node, port);
+        let p = self.net.port_at_mut(pi);
         let done = now + p.serialization(wire as u64);
         p.busy_until = done;
         let (peer, peer_port, delay) = (p.peer, p.peer_port, p.hop_delay());
