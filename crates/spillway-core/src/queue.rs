@@ -255,14 +255,17 @@ impl<T: Copy> EventQueue<T> {
             // event goes behind every one of the same time or later, which keeps equal
             // times last pushed first, as a stable sort by time would. Cheaper than
             // `sort_by_key` on the short, usually ordered lists.
+            let last = self.cur.len();
             self.cur.push((n.time, n.item));
             let c = self.cur.as_mut_slice();
-            let mut j = c.len() - 1;
+            let mut j = last;
             while j > 0 && c[j - 1].0 < n.time {
                 c[j] = c[j - 1];
                 j -= 1;
             }
-            c[j] = (n.time, n.item);
+            if j != last {
+                c[j] = (n.time, n.item);
+            }
             at = n.next;
         }
         self.cur.pop().expect("the slot had two events or more")
