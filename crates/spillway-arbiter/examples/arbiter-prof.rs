@@ -35,13 +35,11 @@ fn hash(load: f64, batches: u64, variant: &str) {
     let (mut granted, mut r) = (0u64, 0usize);
     let mut v = Vec::new();
     for b in 0..batches {
-        while r < reqs.len() && reqs[r].0 as u64 <= b {
-            let (_, s, d, total) = reqs[r];
+        for &(_, s, d, total) in bench::due(&reqs, &mut r, b) {
             match &mut pipe {
                 Some(p) => p.request(s, d, total).expect("valid endpoints"),
                 None => arb.request(s, d, total).expect("valid endpoints"),
             }
-            r += 1;
         }
         match &mut pipe {
             Some(p) => {
@@ -85,10 +83,8 @@ fn drain_share(load: f64, batches: u64, width: u32) {
     let (mut grants, mut pairs, mut r) = (0u64, 0u64, 0usize);
     let mut seen = std::collections::HashSet::new();
     for b in 0..batches {
-        while r < reqs.len() && reqs[r].0 as u64 <= b {
-            let (_, s, d, total) = reqs[r];
+        for &(_, s, d, total) in bench::due(&reqs, &mut r, b) {
             arb.request(s, d, total).expect("valid endpoints");
-            r += 1;
         }
         arb.allocate(b * width as u64, &mut out);
         seen.clear();

@@ -58,6 +58,20 @@ pub enum Sizes {
     Exponential(f64),
 }
 
+/// The requests of [`poisson_requests`] reported by batch `b` that `*next` has not
+/// passed yet; advances `*next` past them.
+pub fn due<'a>(
+    reqs: &'a [(u32, u32, u32, u64)],
+    next: &mut usize,
+    b: u64,
+) -> &'a [(u32, u32, u32, u64)] {
+    let start = *next;
+    while *next < reqs.len() && reqs[*next].0 as u64 <= b {
+        *next += 1;
+    }
+    &reqs[start..*next]
+}
+
 /// Poisson requests, uniform source and destination (Experiment F/G), grouped by the
 /// batch in which they are reported: `(batch, src, dst, total)` where `total` is the
 /// endpoint's FCP aggregate count after this request (computed here, outside the timed
@@ -169,10 +183,8 @@ pub fn alloc_1core_once(
             (alloc_cpu, report_cpu) = (0.0, 0.0);
         }
         let t0 = thread_cpu_seconds();
-        while r < reqs.len() && reqs[r].0 as u64 <= b {
-            let (_, s, d, total) = reqs[r];
+        for &(_, s, d, total) in due(&reqs, &mut r, b) {
             arb.request(s, d, total).expect("valid endpoints");
-            r += 1;
         }
         let t1 = thread_cpu_seconds();
         arb.allocate(b * width as u64, &mut out);
@@ -243,10 +255,8 @@ pub fn alloc_pipeline(
             wall0 = Instant::now();
         }
         let c0 = thread_cpu_seconds();
-        while r < reqs.len() && reqs[r].0 as u64 <= b {
-            let (_, s, d, total) = reqs[r];
+        for &(_, s, d, total) in due(&reqs, &mut r, b) {
             pipe.request(s, d, total).expect("valid endpoints");
-            r += 1;
         }
         pipe.allocate(b * width as u64);
         if b >= warm {
@@ -376,10 +386,8 @@ pub fn pathsel_allocator(load: f64, timeslots: u64, seed: u64) -> (f64, f64) {
     let mut times = Vec::new();
     let mut r = 0;
     for b in 0..warm + batches {
-        while r < reqs.len() && reqs[r].0 as u64 <= b {
-            let (_, s, d, total) = reqs[r];
+        for &(_, s, d, total) in due(&reqs, &mut r, b) {
             arb.request(s, d, total).expect("valid endpoints");
-            r += 1;
         }
         arb.allocate(b * width as u64, &mut out);
         if b < warm {
