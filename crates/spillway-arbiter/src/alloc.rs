@@ -226,23 +226,20 @@ impl Pend {
     }
 }
 
-/// Where pairs go when they leave a batch with demand left, with their state (remaining
-/// demand, key): the single-threaded allocator keeps them pending and a pipeline stage
-/// hands them to the next stage, so a backlogged pair costs no table access until it
-/// runs dry (or a reset makes its demand stale).
-pub(crate) trait Sink {
-    fn keep(&mut self, p: Pend);
-}
-impl Sink for Vec<Flow> {
-    #[inline(always)]
-    fn keep(&mut self, p: Pend) {
-        self.push(p.f);
-    }
-}
-impl Sink for Vec<Pend> {
-    #[inline(always)]
-    fn keep(&mut self, p: Pend) {
-        self.push(p);
+/// A reset drops pending demand, so tokens read before one may carry too much: when the
+/// table's reset count differs from `seen`, re-read every token's demand and key and
+/// remember the new count.
+pub(crate) fn reread_after_reset<'a>(
+    d: &DemandTable,
+    seen: &mut u64,
+    tokens: impl IntoIterator<Item = &'a mut Pend>,
+) {
+    let now = d.resets();
+    if now != *seen {
+        *seen = now;
+        for t in tokens {
+            *t = Pend::read(d, t.f);
+        }
     }
 }
 
@@ -321,29 +318,29 @@ impl Core {
     /// left → bin of that slot; nothing free → `blocked`. Its state travels in the token
     /// and is written back once when it leaves the batch.
     #[inline(always)]
-    pub fn offer<const RACKS: bool, S: Sink>(
+    pub fn offer<const RACKS: bool>(
         &mut self,
         d: &DemandTable,
         p: Pend,
-        blocked: &mut S,
+        blocked: &mut Vec<Pend>,
         out: &mut Batch,
     ) {
         let t = Tok::new(p.f, p.rem, 0);
         if p.rem == 0 {
             return self.exit(d, t, p.key, blocked);
         }
-        self.step::<RACKS, S>(d, t, p.key, blocked, out);
+        self.step::<RACKS>(d, t, p.key, blocked, out);
     }
 
     /// Give the token its next slot; `key` is its max-min key so far. Only slots after
     /// the one it last got can be free for it (§3.1): earlier ones were taken before it.
     #[inline(always)]
-    fn step<const RACKS: bool, S: Sink>(
+    fn step<const RACKS: bool>(
         &mut self,
         d: &DemandTable,
         t: Tok,
         key: u64,
-        blocked: &mut S,
+        blocked: &mut Vec<Pend>,
         out: &mut Batch,
     ) {
         let a = self.slots.avail::<RACKS>(t.f());
@@ -358,29 +355,29 @@ impl Core {
     /// The token leaves the batch with nothing free for it (or nothing to send): write
     /// its grants back; keep it pending if it has demand and both endpoints are present.
     #[inline(always)]
-    fn exit<S: Sink>(&mut self, d: &DemandTable, t: Tok, key: u64, blocked: &mut S) {
+    fn exit(&mut self, d: &DemandTable, t: Tok, key: u64, blocked: &mut Vec<Pend>) {
         exit(d, self.absent, t, key, blocked)
     }
 
     /// Max-min: re-offer the pairs binned by slot, in slot order (§3.1).
-    pub fn drain_bins<const RACKS: bool, S: Sink>(
+    pub fn drain_bins<const RACKS: bool>(
         &mut self,
         d: &DemandTable,
-        blocked: &mut S,
+        blocked: &mut Vec<Pend>,
         out: &mut Batch,
     ) {
         for k in 0..self.width {
-            self.drain_slot::<RACKS, S>(d, k, blocked, out);
+            self.drain_slot::<RACKS>(d, k, blocked, out);
         }
     }
 
     /// Re-offer the pairs granted slot `k` (all earlier slots drained).
     #[inline(always)]
-    fn drain_slot<const RACKS: bool, S: Sink>(
+    fn drain_slot<const RACKS: bool>(
         &mut self,
         d: &DemandTable,
         k: u32,
-        blocked: &mut S,
+        blocked: &mut Vec<Pend>,
         out: &mut Batch,
     ) {
         let key = self.first + k as u64 + 1;
@@ -388,7 +385,7 @@ impl Core {
         for j in 0..out.len[k as usize] as usize {
             let t = out.toks[k as usize * out.stride + j];
             if t.rem() > 0 {
-                self.step::<RACKS, S>(d, t, key, blocked, out);
+                self.step::<RACKS>(d, t, key, blocked, out);
             }
         }
     }
@@ -711,12 +708,11 @@ pub(crate) struct General<'a, const RACKS: bool> {
 impl<const RACKS: bool> MaxMinPass for General<'_, RACKS> {
     #[inline(always)]
     fn offer(&mut self, p: Pend, blocked: &mut Vec<Pend>) {
-        self.core.offer::<RACKS, _>(self.d, p, blocked, self.out)
+        self.core.offer::<RACKS>(self.d, p, blocked, self.out)
     }
     #[inline(always)]
     fn drain_slot(&mut self, k: u32, blocked: &mut Vec<Pend>) {
-        self.core
-            .drain_slot::<RACKS, _>(self.d, k, blocked, self.out)
+        self.core.drain_slot::<RACKS>(self.d, k, blocked, self.out)
     }
     fn write_back(&mut self) {}
     fn finish(self) {}
@@ -727,12 +723,12 @@ impl<const RACKS: bool> MaxMinPass for General<'_, RACKS> {
 /// only when some endpoint was absent at the start of the batch: a pair of an endpoint
 /// that leaves during the batch is dropped by the next one).
 #[inline(always)]
-fn exit<S: Sink>(d: &DemandTable, absent: bool, t: Tok, key: u64, blocked: &mut S) {
+fn exit(d: &DemandTable, absent: bool, t: Tok, key: u64, blocked: &mut Vec<Pend>) {
     if t.got() > 0 {
         d.commit(t.f(), t.got() as u64, key - 1);
     }
     if t.rem() > 0 && !absent {
-        blocked.keep(Pend {
+        blocked.push(Pend {
             f: t.f(),
             rem: t.rem(),
             key,
@@ -745,7 +741,7 @@ fn exit<S: Sink>(d: &DemandTable, absent: bool, t: Tok, key: u64, blocked: &mut 
 /// The token got timeslot `slot`: the token to record in the slot, for its next offer,
 /// or with `rem` 0 if it left the batch (ran dry, nothing reported since).
 #[inline(always)]
-fn granted<S: Sink>(d: &DemandTable, mut t: Tok, slot: u64, blocked: &mut S) -> Tok {
+fn granted(d: &DemandTable, mut t: Tok, slot: u64, blocked: &mut Vec<Pend>) -> Tok {
     t.take_one();
     if t.rem() == 1 {
         // The next grant runs it dry and reads the table: start loading the record now
@@ -763,12 +759,12 @@ fn granted<S: Sink>(d: &DemandTable, mut t: Tok, slot: u64, blocked: &mut S) -> 
 /// since. Returns the demand to go on with (0: the pair left the batch).
 #[cold]
 #[inline(never)]
-fn refill<S: Sink>(d: &DemandTable, t: Tok, last: u64, blocked: &mut S) -> u32 {
+fn refill(d: &DemandTable, t: Tok, last: u64, blocked: &mut Vec<Pend>) -> u32 {
     d.commit(t.f(), t.got() as u64, last);
     let rem = d.remaining(t.f());
     if rem == 0 {
         if d.retire(t.f()) {
-            blocked.keep(Pend::read(d, t.f()));
+            blocked.push(Pend::read(d, t.f()));
         }
         return 0;
     }
@@ -779,7 +775,7 @@ fn refill<S: Sink>(d: &DemandTable, t: Tok, last: u64, blocked: &mut S) -> u32 {
 /// endpoint absent from the batch.
 #[cold]
 #[inline(never)]
-fn exit_slow<S: Sink>(d: &DemandTable, t: Tok, key: u64, blocked: &mut S) {
+fn exit_slow(d: &DemandTable, t: Tok, key: u64, blocked: &mut Vec<Pend>) {
     let p = if t.rem() == 0 {
         Pend::read(d, t.f())
     } else {
@@ -790,9 +786,9 @@ fn exit_slow<S: Sink>(d: &DemandTable, t: Tok, key: u64, blocked: &mut S) {
         }
     };
     if p.rem > 0 && d.endpoints_present(p.f) {
-        blocked.keep(p);
+        blocked.push(p);
     } else if d.retire(p.f) {
-        blocked.keep(Pend::read(d, p.f));
+        blocked.push(Pend::read(d, p.f));
     }
 }
 
@@ -888,13 +884,11 @@ impl Allocator {
         self.core.begin(d, first, out);
         // Only the iterative mode looks up who holds a slot.
         self.core.slots.own = self.mode == Mode::Iterative;
-        if d.resets() != self.resets {
-            // A reset dropped pending demand: the tokens' counts may be too high.
-            self.resets = d.resets();
-            for t in self.pending.iter_mut().chain(&mut self.arrivals) {
-                *t = Pend::read(d, t.f);
-            }
-        }
+        reread_after_reset(
+            d,
+            &mut self.resets,
+            self.pending.iter_mut().chain(&mut self.arrivals),
+        );
         if self.core.slots.racks() {
             self.run::<true>(d, out)
         } else {
@@ -929,15 +923,15 @@ impl Allocator {
                 for &a in &self.arrivals {
                     while i < self.pending.len() && self.pending[i].key <= a.key {
                         let t = self.pending[i];
-                        self.core.offer::<RACKS, _>(d, t, &mut self.stale, out);
+                        self.core.offer::<RACKS>(d, t, &mut self.stale, out);
                         i += 1;
                     }
-                    self.core.offer::<RACKS, _>(d, a, &mut self.stale, out);
+                    self.core.offer::<RACKS>(d, a, &mut self.stale, out);
                 }
                 for &t in &self.pending[i..] {
-                    self.core.offer::<RACKS, _>(d, t, &mut self.stale, out);
+                    self.core.offer::<RACKS>(d, t, &mut self.stale, out);
                 }
-                self.core.drain_bins::<RACKS, _>(d, &mut self.leftover, out);
+                self.core.drain_bins::<RACKS>(d, &mut self.leftover, out);
             }
             Policy::MinFct => {
                 self.flows.clear();

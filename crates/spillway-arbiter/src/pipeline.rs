@@ -15,7 +15,9 @@
 //! threads, links are bounded std channels sized so that a stage never blocks on a full
 //! link, and token buffers circulate, so the steady state allocates nothing.
 
-use crate::alloc::{sort_arrivals, Batch, Core, General, MaxMinPass, Pend, SortScratch};
+use crate::alloc::{
+    reread_after_reset, sort_arrivals, Batch, Core, General, MaxMinPass, Pend, SortScratch,
+};
 use crate::demand::{DemandError, DemandTable, Flow};
 use crate::fabric::Fabric;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -206,14 +208,8 @@ impl Pipeline {
             "{} batches in flight: recv() finished batches before starting more",
             self.in_flight
         );
-        let resets = self.demand.resets();
-        if resets != self.resets {
-            // A reset dropped pending demand: the arrivals' counts may be too high.
-            self.resets = resets;
-            for p in &mut self.arrivals {
-                *p = Pend::read(&self.demand, p.f);
-            }
-        }
+        reread_after_reset(&self.demand, &mut self.resets, &mut self.arrivals);
+        let resets = self.resets;
         let fresh = self.spare_vecs.pop().unwrap_or_default();
         let arrivals = std::mem::replace(&mut self.arrivals, fresh);
         let out = self.spare_batches.pop().unwrap_or_default();
@@ -336,6 +332,17 @@ impl Stage {
             .map_err(|_| Closed)
     }
 
+    /// Hand a full chunk of blocked pairs to the next stage, their grants written back to
+    /// the table first (the next stage may read their records).
+    fn hand_on<P: MaxMinPass>(
+        &mut self,
+        pass: &mut P,
+        blocked: &mut Vec<Pend>,
+    ) -> Result<(), Closed> {
+        pass.write_back();
+        self.send(blocked, false)
+    }
+
     /// Allocate one batch into `out`: round 1 offers the previous batch's pairs as they
     /// stream in, merged with the newly active ones by key; those blocked go on at once.
     /// Then the slots are drained in order, and the pairs blocked there (keys inside this
@@ -361,8 +368,7 @@ impl Stage {
                 }
                 pass.offer(p, &mut blocked);
                 if blocked.len() >= self.chunk {
-                    pass.write_back();
-                    self.send(&mut blocked, false)?;
+                    self.hand_on(&mut pass, &mut blocked)?;
                 }
             }
             self.pool.push(chunk.pends);
@@ -377,8 +383,7 @@ impl Stage {
         for k in 0..width {
             pass.drain_slot(k, &mut blocked);
             if blocked.len() >= self.chunk {
-                pass.write_back();
-                self.send(&mut blocked, false)?;
+                self.hand_on(&mut pass, &mut blocked)?;
             }
         }
         pass.finish();
