@@ -8,7 +8,7 @@
 use crate::discipline::pfabric::{Entry, PFabricQueue};
 use crate::marking::codel::Codel;
 use crate::metrics::{ideal_fct, wire_bytes, FlowRecords};
-use crate::network::{Arena, Hot, Network, Packet, PktKind, NO_WAKE};
+use crate::network::{Arena, Hot, Network, Packet, PktKind, Port, NO_WAKE};
 use crate::overflow::cut_payload::CUT_IP_BYTES;
 use crate::overflow::fastlane::{NotifQueue, NOTIFICATION_FRAME};
 use crate::overflow::source_quench::QUENCH_IP_BYTES;
@@ -255,6 +255,14 @@ fn queue_geometry(t: &crate::scenario::TopologySpec, hosts: u32, net: &Network) 
         .unwrap_or(0);
     let slots_log2 = (65 - (horizon >> shift).leading_zeros()).clamp(12, 17);
     (shift, slots_log2)
+}
+
+/// Wake `port` at `t`: `wake_at` names its one pending `PortFree` event, so a wake-up it
+/// supersedes is recognised (and ignored) when it pops.
+#[inline(always)]
+fn arm_wake(heap: &mut EventQueue<Ev>, p: &mut Port, node: u32, port: u32, t: Ps) {
+    p.wake_at = t;
+    heap.push(t, Ev::PortFree { node, port });
 }
 
 pub struct Sim {
@@ -941,8 +949,7 @@ impl Sim {
                 // does nothing. A packet that does not fit goes on to be dropped there.
                 if port_ref.wake_at == NO_WAKE {
                     let t = port_ref.busy_until;
-                    port_ref.wake_at = t;
-                    self.push(t, Ev::PortFree { node, port });
+                    arm_wake(&mut self.heap, port_ref, node, port, t);
                 }
                 return;
             }
@@ -986,8 +993,7 @@ impl Sim {
                 }
                 if port_ref.wake_at == NO_WAKE && port_ref.busy_until > now {
                     let t = port_ref.busy_until;
-                    port_ref.wake_at = t;
-                    self.push(t, Ev::PortFree { node, port });
+                    arm_wake(&mut self.heap, port_ref, node, port, t);
                 } else {
                     self.kick(node, port);
                 }
@@ -1105,9 +1111,8 @@ impl Sim {
         if p.busy_until <= now {
             self.transmit_next(node, port);
         } else {
-            p.wake_at = p.busy_until;
             let t = p.busy_until;
-            self.push(t, Ev::PortFree { node, port });
+            arm_wake(&mut self.heap, p, node, port, t);
         }
     }
 
@@ -1188,9 +1193,8 @@ impl Sim {
         } else {
             // Only notifications wait, held back by a strict cap: wake when it allows.
             if let Some(n) = p.notif.as_ref().filter(|n| !n.is_empty()) {
-                p.wake_at = n.next_ok().max(now);
-                let t = p.wake_at;
-                self.push(t, Ev::PortFree { node, port });
+                let t = n.next_ok().max(now);
+                arm_wake(&mut self.heap, p, node, port, t);
             }
             return;
         };
@@ -1231,8 +1235,7 @@ impl Sim {
                 Some(n) if !data_waiting_after(p) && n.strict() => done.max(n.next_ok()),
                 _ => done,
             };
-            p.wake_at = at;
-            self.push(at, Ev::PortFree { node, port });
+            arm_wake(&mut self.heap, p, node, port, at);
         }
         self.counters.packet_hops += 1;
         self.push(
