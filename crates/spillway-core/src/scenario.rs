@@ -194,8 +194,10 @@ pub const KEYS: &[KeyDef] = &[
          "Each packet a host receives waits an extra uniform random time in [0, jitter) before its transport sees it, never overtaking an earlier packet (interrupt and stack latency). Without it, ACK-clocked senders meeting at one tail-drop queue can lock in phase so that one of them loses every overflow (Floyd and Jacobson's phase effect), which real hosts' timing noise prevents. `0us`: none."),
     key!("host.proc_time", Ty::Time, "0us", &[],
         "Processing time per received packet; `0us` turns the server model off. FastLane uses 5us with 16 in parallel."),
-    key!("transport.kind", Ty::Choice(&["tcp", "dctcp", "pfabric"]), "tcp", &[],
-        "Transport: `tcp` = NewReno with SACK (RFC 6582, 2018, 6675); `dctcp` = TCP whose window follows the \
+    key!("transport.kind", Ty::Choice(&["tcp", "cubic", "dctcp", "pfabric"]), "tcp", &[],
+        "Transport: `tcp` = NewReno with SACK (RFC 6582, 2018, 6675); `cubic` = the same TCP with CUBIC's \
+         window (RFC 8312 with Linux 2.6.38's constants: cut to 0.7, C = 0.4, fast convergence, TCP \
+         friendliness; no HyStart), Linux's default congestion control and the CP testbed's; `dctcp` = TCP whose window follows the \
          fraction of ECN-marked bytes (RFC 8257; needs `switch.ecn`); `pfabric` = pFabric's minimal rate control \
          (initial window one BDP, fixed small timeout, no fast retransmit, slow start after a timeout, probe mode)."),
     key!("transport.dctcp_g", Ty::Float, "0.0625", &["dctcp"],
@@ -436,6 +438,8 @@ pub struct HostSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransportKind {
     Tcp,
+    /// TCP with CUBIC's window (RFC 8312, Linux 2.6.38).
+    Cubic,
     Dctcp,
     PFabric,
 }
@@ -839,6 +843,7 @@ fn read_transport(r: &mut Reader, topo: &TopologySpec) -> Result<TransportSpec, 
     let kind = match r.choice("transport.kind")? {
         "pfabric" => TransportKind::PFabric,
         "dctcp" => TransportKind::Dctcp,
+        "cubic" => TransportKind::Cubic,
         _ => TransportKind::Tcp,
     };
     let mss = r.uint("transport.mss", 64, 9_000)? as u32;

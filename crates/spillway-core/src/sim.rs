@@ -18,6 +18,7 @@ use crate::rng::{component, mix64, Rng};
 use crate::scenario::{Forwarding, QueueKind, Scenario, ScenarioError, TransportKind};
 use crate::topology::Topology;
 use crate::transport::cc::{Cc, NewReno};
+use crate::transport::cubic::Cubic;
 use crate::transport::dctcp::Dctcp;
 use crate::transport::fastlane::NotifyMode;
 use crate::transport::pfabric::{PFabricCc, PriorityMode};
@@ -371,7 +372,7 @@ impl Sim {
             rearm_rto: t.rearm_rto,
             max_reordering: t.max_reordering,
             notify: match t.kind {
-                TransportKind::Tcp | TransportKind::Dctcp => NotifyMode::Tcp,
+                TransportKind::Tcp | TransportKind::Cubic | TransportKind::Dctcp => NotifyMode::Tcp,
                 TransportKind::PFabric => NotifyMode::Probe,
             },
         };
@@ -643,6 +644,7 @@ impl Sim {
     fn new_cc(&self) -> Cc {
         match self.transport {
             TransportKind::Tcp => Cc::NewReno(NewReno::default()),
+            TransportKind::Cubic => Cc::Cubic(Cubic::default()),
             TransportKind::Dctcp => Cc::Dctcp(Dctcp::new(self.dctcp_g)),
             TransportKind::PFabric => {
                 Cc::PFabric(PFabricCc::new(self.max_cwnd.unwrap_or(u64::MAX)))

@@ -1,7 +1,9 @@
 //! The congestion-control hook of the TCP sender.
 //!
 //! The sender owns loss detection, recovery and retransmission; a `CongestionControl`
-//! only decides the window. DCTCP, FastLane's and CP's reactions plug in here.
+//! only decides the window. NewReno, CUBIC, DCTCP and pFabric's window plug in here.
+
+use crate::units::Ps;
 
 /// Window state shared between the sender and its congestion control, in bytes.
 #[derive(Debug, Clone, Copy)]
@@ -12,8 +14,8 @@ pub struct Window {
 }
 
 pub trait CongestionControl {
-    /// New data was cumulatively acknowledged outside recovery.
-    fn on_ack(&mut self, w: &mut Window, acked: u64);
+    /// New data was cumulatively acknowledged outside recovery, at `now`.
+    fn on_ack(&mut self, w: &mut Window, acked: u64, now: Ps);
     /// Loss detected by duplicate ACKs/SACK: entering fast recovery.
     fn on_loss(&mut self, w: &mut Window, flight: u64);
     /// Fast recovery ended (the recovery point was acknowledged).
@@ -29,12 +31,15 @@ pub trait CongestionControl {
     /// Every ACK: bytes it newly acknowledged and whether it echoed CE (DCTCP's
     /// estimate), with the sender's `una` and `nxt` after it.
     fn on_ack_feedback(&mut self, _acked: u64, _ece: bool, _una: u64, _nxt: u64) {}
+    /// An RTT sample (CUBIC keeps the smallest).
+    fn on_rtt(&mut self, _rtt: Ps) {}
 }
 
 /// The congestion controls a flow can run, dispatched statically in the hot loop.
 #[derive(Debug, Clone)]
 pub enum Cc {
     NewReno(NewReno),
+    Cubic(super::cubic::Cubic),
     Dctcp(super::dctcp::Dctcp),
     PFabric(super::pfabric::PFabricCc),
 }
@@ -43,6 +48,7 @@ macro_rules! each_cc {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
             Cc::NewReno($c) => $e,
+            Cc::Cubic($c) => $e,
             Cc::Dctcp($c) => $e,
             Cc::PFabric($c) => $e,
         }
@@ -51,8 +57,8 @@ macro_rules! each_cc {
 
 impl CongestionControl for Cc {
     #[inline]
-    fn on_ack(&mut self, w: &mut Window, acked: u64) {
-        each_cc!(self, c => c.on_ack(w, acked))
+    fn on_ack(&mut self, w: &mut Window, acked: u64, now: Ps) {
+        each_cc!(self, c => c.on_ack(w, acked, now))
     }
     fn on_loss(&mut self, w: &mut Window, flight: u64) {
         each_cc!(self, c => c.on_loss(w, flight))
@@ -70,6 +76,9 @@ impl CongestionControl for Cc {
     fn on_ack_feedback(&mut self, acked: u64, ece: bool, una: u64, nxt: u64) {
         each_cc!(self, c => c.on_ack_feedback(acked, ece, una, nxt))
     }
+    fn on_rtt(&mut self, rtt: Ps) {
+        each_cc!(self, c => c.on_rtt(rtt))
+    }
 }
 
 /// RFC 5681 / RFC 6582 NewReno.
@@ -84,7 +93,7 @@ pub(crate) fn half_flight(w: &Window, flight: u64) -> u64 {
 }
 
 impl CongestionControl for NewReno {
-    fn on_ack(&mut self, w: &mut Window, acked: u64) {
+    fn on_ack(&mut self, w: &mut Window, acked: u64, _now: Ps) {
         if w.cwnd < w.ssthresh {
             // Slow start, with appropriate byte counting limited to one MSS (RFC 5681 §3.1).
             w.cwnd += acked.min(w.mss);

@@ -11,6 +11,7 @@
 //! under incast); two segments keep duplicate ACKs and PACKs possible.
 
 use super::cc::{CongestionControl, NewReno, Window};
+use crate::units::Ps;
 
 #[derive(Debug, Clone)]
 pub struct Dctcp {
@@ -39,8 +40,8 @@ impl Dctcp {
 }
 
 impl CongestionControl for Dctcp {
-    fn on_ack(&mut self, w: &mut Window, acked: u64) {
-        self.growth.on_ack(w, acked);
+    fn on_ack(&mut self, w: &mut Window, acked: u64, now: Ps) {
+        self.growth.on_ack(w, acked, now);
     }
 
     fn on_loss(&mut self, w: &mut Window, flight: u64) {

@@ -8,6 +8,7 @@
 //! the duplicate-ACK threshold off; this module is the window policy.
 
 use super::cc::{half_flight, CongestionControl, NewReno, Window};
+use crate::units::Ps;
 
 /// What a pFabric packet's priority is (lower = more urgent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,9 +37,9 @@ impl PFabricCc {
 }
 
 impl CongestionControl for PFabricCc {
-    fn on_ack(&mut self, w: &mut Window, acked: u64) {
+    fn on_ack(&mut self, w: &mut Window, acked: u64, now: Ps) {
         // Slow start after a timeout, then additive increase, capped.
-        self.growth.on_ack(w, acked);
+        self.growth.on_ack(w, acked, now);
         w.cwnd = w.cwnd.min(self.max_cwnd);
     }
 

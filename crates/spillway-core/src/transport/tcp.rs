@@ -492,7 +492,7 @@ impl<C: CongestionControl> TcpSender<C> {
             } else {
                 newly_acked
             };
-            self.cc.on_ack(&mut self.w, counted);
+            self.cc.on_ack(&mut self.w, counted, now);
         }
         self.settle_notified();
         if newly_acked > 0 {
@@ -738,6 +738,7 @@ impl<C: CongestionControl> TcpSender<C> {
     }
 
     fn sample_rtt(&mut self, r: Ps) {
+        self.cc.on_rtt(r);
         if self.fixed_rto {
             return;
         }
