@@ -61,6 +61,9 @@ def test_reproduce_cp_long_flow_figures(tmp_path):
     for p in (0.2, 0.4):
         assert mid.loc[("TCP-3", p), "of_theory"] < 0.5
         assert abs(mid.loc[("CP-inf", p), "of_theory"] - 1) < 0.25
+        # And near the square-root-law model, with NewReno's window or CUBIC's.
+        for s in ("CP-inf", "CP-inf(cubic)"):
+            assert abs(mid.loc[(s, p), "of_aimd"] - 1) < 0.2, (s, p)
     report = (out / "report.md").read_text()
     assert "CP Fig. 14" in report and (out / "cp_fig11_efjr.png").exists()
 
