@@ -517,14 +517,24 @@ struct RouteWindow {
 }
 
 impl RouteWindow {
-    #[inline]
+    #[cfg(test)]
     fn set(&self, dst: u32, window_sets: &[u32]) -> u32 {
+        match self.block(dst) {
+            Ok(i) => window_sets[i],
+            Err(default) => default,
+        }
+    }
+
+    /// Where `dst`'s set is: `Ok(i)` for `window_sets[i]`, with i in
+    /// `first..first + count`, or `Err(set)` for the default set.
+    #[inline(always)]
+    fn block(&self, dst: u32) -> Result<usize, u32> {
         // Below `lo` wraps around to a huge block number: outside, like above the window.
         let k = (dst as u64).wrapping_sub(self.lo as u64) >> self.shift;
         if k < self.count as u64 {
-            window_sets[self.first as usize + k as usize]
+            Ok(self.first as usize + k as usize)
         } else {
-            self.default
+            Err(self.default)
         }
     }
 
@@ -768,6 +778,14 @@ impl Network {
             ports.extend(node.ports);
         }
         first_port.push(ports.len() as u32);
+        // What the unchecked route lookups rely on (see `route_set` and `next_hops`):
+        // both hold by construction, checked once here.
+        assert!(windows
+            .iter()
+            .all(|w| (w.first + w.count) as usize <= window_sets.len()));
+        assert!(sets
+            .iter()
+            .all(|&(off, len)| (off + len) as usize <= set_ports.len()));
         let net = Network {
             hosts: topo.hosts,
             ports,
@@ -843,13 +861,24 @@ impl Network {
     #[inline(always)]
     pub fn next_hops(&self, switch: u32, dst: u32) -> &[u16] {
         let (off, len) = self.sets[self.route_set(switch, dst)];
-        &self.set_ports[off as usize..(off + len) as usize]
+        // SAFETY: every set lies within `set_ports` (asserted in `new`; `sets` and
+        // `set_ports` do not change after). Unchecked, as both bounds were checked per
+        // forwarding decision.
+        unsafe {
+            self.set_ports
+                .get_unchecked(off as usize..(off + len) as usize)
+        }
     }
 
     /// Index of the port set `switch` uses toward `dst`.
     #[inline(always)]
     fn route_set(&self, switch: u32, dst: u32) -> usize {
-        self.windows[(switch - self.hosts) as usize].set(dst, &self.window_sets) as usize
+        match self.windows[(switch - self.hosts) as usize].block(dst) {
+            // SAFETY: i < first + count <= window_sets.len() for every window (asserted
+            // in `new`; neither changes after).
+            Ok(i) => unsafe { *self.window_sets.get_unchecked(i) as usize },
+            Err(default) => default as usize,
+        }
     }
 
     /// (rate, delay) of each hop on one shortest path from `src` to `dst`

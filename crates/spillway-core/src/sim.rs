@@ -211,6 +211,19 @@ impl Delivered {
     }
 }
 
+/// `h % n` for an ECMP choice among `n` ports: a mask when `n` is a power of two (fat
+/// trees' k/2 uplinks), the same number without a 64-bit division (tens of cycles of
+/// latency on the forwarding path of every switch hop).
+#[inline(always)]
+fn ecmp_index(h: u64, n: usize) -> usize {
+    let n = n as u64;
+    (if n.is_power_of_two() {
+        h & (n - 1)
+    } else {
+        h % n
+    }) as usize
+}
+
 /// After a transmission: does data still wait at this port?
 #[inline]
 fn data_waiting_after(p: &crate::network::Port) -> bool {
@@ -885,7 +898,7 @@ impl Sim {
         } else {
             match self.forwarding {
                 Forwarding::Ecmp => {
-                    hops[(mix64((hash as u64) << 32 | node as u64) % hops.len() as u64) as usize]
+                    hops[ecmp_index(mix64((hash as u64) << 32 | node as u64), hops.len())]
                 }
                 Forwarding::Spray => {
                     let rng = &mut self.switch_rng[(node - self.net.hosts) as usize];
