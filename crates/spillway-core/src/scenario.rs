@@ -220,7 +220,8 @@ pub const KEYS: &[KeyDef] = &[
          (Linux 2.6's per-ACK counting, the CP testbed's kernel): a cumulative jump over data that arrived \
          out of order counts once."),
     key!("transport.ssthresh_from", Ty::Choice(&["flight", "cwnd"]), "flight", &[],
-        "What a loss, a timeout or an ECN echo halves to set ssthresh. `flight`: the data outstanding, \
+        "What a loss, a timeout or an ECN echo halves to set ssthresh (`cubic` keeps 0.7 of it, and \
+         never of more than the window). `flight`: the data outstanding, \
          snd.nxt - snd.una (RFC 5681's FlightSize, RFC 6675). `cwnd`: the congestion window (Linux's \
          tcp_reno_ssthresh). They differ when data SACKed out of order is outstanding, or when the sender \
          is not window-limited."),

@@ -25,6 +25,10 @@ const BETA: u64 = 717;
 const BETA_SCALE: u64 = 1024;
 /// The cubic's scaling constant C, segments per second³.
 const C: f64 = 0.4;
+/// Linux's `beta_scale`: the Reno estimate gains a segment every cwnd·FRIENDLY_SCALE/8
+/// ACKs, (1 + b)/(3(1 − b)) in eighths with b = 717/1024 the share kept (15: one segment
+/// per 1.875 windows of ACKs, 0.53 per RTT).
+const FRIENDLY_SCALE: u64 = 8 * (BETA_SCALE + BETA) / 3 / (BETA_SCALE - BETA);
 
 #[derive(Debug, Clone, Default)]
 pub struct Cubic {
@@ -84,10 +88,8 @@ impl Cubic {
             // Before any loss the cubic's start can be too slow: at least 5% per RTT.
             self.cnt = self.cnt.min(20);
         }
-        // TCP friendliness: the Reno estimate gains a segment every cwnd·(1 + β)/(3(1 − β))
-        // ACKs, Linux's beta_scale in eighths.
-        let per_seg = (cwnd * (8 * (BETA_SCALE + BETA) / 3 / (BETA_SCALE - BETA))) >> 3;
-        let per_seg = per_seg.max(1);
+        // TCP friendliness: the Reno estimate's pace bounds the ACKs per segment.
+        let per_seg = ((cwnd * FRIENDLY_SCALE) >> 3).max(1);
         while self.ack_cnt > per_seg {
             self.ack_cnt -= per_seg;
             self.tcp_cwnd += 1;
@@ -172,26 +174,25 @@ mod tests {
 
     const MSS: u64 = 1000;
 
-    fn window(cwnd: u64, ssthresh: u64) -> Window {
-        Window {
+    /// A window of `cwnd` segments that has just taken a loss with `cwnd` in flight.
+    fn after_loss(c: &mut Cubic, cwnd: u64) -> Window {
+        let mut w = Window {
             cwnd: cwnd * MSS,
-            ssthresh: ssthresh * MSS,
+            ssthresh: 10 * MSS,
             mss: MSS,
-        }
+        };
+        c.on_loss(&mut w, cwnd * MSS);
+        w
     }
 
     #[test]
     fn a_loss_keeps_seven_tenths_and_remembers_the_window() {
         let mut c = Cubic::default();
-        let mut w = window(100, 10);
-        let f = w.cwnd;
-        c.on_loss(&mut w, f);
+        let w = after_loss(&mut c, 100);
         assert_eq!(w.cwnd, 100 * MSS * 717 / 1024);
         assert_eq!(c.last_max, 100);
         // Fast convergence: a loss below the last maximum remembers (1 + β)/2 of it.
-        let mut w2 = window(80, 10);
-        let f = w2.cwnd;
-        c.on_loss(&mut w2, f);
+        after_loss(&mut c, 80);
         assert_eq!(c.last_max, 80 * (1024 + 717) / 2048);
     }
 
@@ -200,9 +201,7 @@ mod tests {
         // Closed form (RFC 8312 §4.1): W(K) = W_max with K = ∛(W_max·(1 − β)/C). Feed
         // ACKs at a fixed rate and check the window is at W_max near K, not before.
         let mut c = Cubic::default();
-        let mut w = window(1000, 10);
-        let f = w.cwnd;
-        c.on_loss(&mut w, f);
+        let mut w = after_loss(&mut c, 1000);
         let cut = w.cwnd / MSS;
         let k_s = ((1000 - cut) as f64 / C).cbrt();
         // 100 ms of RTT, so the Reno estimate (0.53 segments per RTT) stays below the
@@ -223,7 +222,8 @@ mod tests {
                 at_k = w.cwnd / MSS;
             }
         }
-        // Concave: most of the way back by K/2 (W(K/2) = W_max − C(K/2)³ = 0.875·cut gap).
+        // Concave: 7/8 of the way back by K/2 (W(K/2) = W_max − C(K/2)³, and C·K³ is
+        // the whole gap).
         let expect_half = 1000.0 - C * (k_s / 2.0).powi(3);
         assert!(
             (half_k as f64 - expect_half).abs() < 0.02 * 1000.0,
@@ -237,9 +237,7 @@ mod tests {
         // 100 µs RTT, window 100: K is about 4 s, so the Reno estimate sets the pace,
         // 3·0.3/1.7 ≈ 0.53 segments per RTT.
         let mut c = Cubic::default();
-        let mut w = window(143, 10);
-        let f = w.cwnd;
-        c.on_loss(&mut w, f);
+        let mut w = after_loss(&mut c, 143);
         c.on_rtt(100_000_000);
         let start = w.cwnd / MSS;
         let mut now: Ps = 0;
@@ -258,9 +256,7 @@ mod tests {
     #[test]
     fn a_timeout_forgets_the_last_maximum() {
         let mut c = Cubic::default();
-        let mut w = window(100, 10);
-        let f = w.cwnd;
-        c.on_loss(&mut w, f);
+        let mut w = after_loss(&mut c, 100);
         let f = w.cwnd;
         c.on_timeout(&mut w, f);
         assert_eq!(w.cwnd, MSS);
