@@ -796,17 +796,22 @@ impl<C: CongestionControl> TcpSender<C> {
     /// the RTO.
     fn mark_lost_retransmissions(&mut self, th: u32) {
         let una_seg = self.una_seg();
+        // Only the `retx_out` pending retransmissions can change, and they usually sit
+        // near the head: stop at the last of them instead of walking the whole
+        // scoreboard on every ACK of a recovery (callgrind: 2% of all instructions on
+        // the fat-tree benchmark).
+        let mut left = self.retx_out;
         for i in 0..self.sb.len() {
+            if left == 0 {
+                break;
+            }
             let st = self.sb[i];
-            if Self::retx_pending(st) == 1
-                && st & NOTIFIED == 0
-                && self.sb_tx[i] + th <= self.delivered_tx
-            {
-                let k = una_seg + i as u64;
-                self.set_state(k, LOST);
-                self.retx_cursor = self.retx_cursor.min(k);
-                if self.retx_out == 0 {
-                    break;
+            if Self::retx_pending(st) == 1 {
+                left -= 1;
+                if st & NOTIFIED == 0 && self.sb_tx[i] + th <= self.delivered_tx {
+                    let k = una_seg + i as u64;
+                    self.set_state(k, LOST);
+                    self.retx_cursor = self.retx_cursor.min(k);
                 }
             }
         }
