@@ -68,6 +68,38 @@ def test_reproduce_cp_long_flow_figures(tmp_path):
     assert "CP Fig. 14" in report and (out / "cp_fig11_efjr.png").exists()
 
 
+def test_reproduce_cp_realistic_figure_reads_timeouts_from_the_flows(tmp_path):
+    """Fig. 15's timeout counts, recomputed from each point's own flows.parquet and
+    queries.parquet: a query waits on a timeout when one of its flows timed out and took
+    RTOmin (10 ms) or longer, so such a query also took RTOmin or longer and has a flow
+    that timed out. TCP with RTOmin 10 ms has such queries (CP §6.4); CP and DCTCP+CP
+    have none ("no query traffic suffered timeouts")."""
+    out = tmp_path / "repro"
+    r = subprocess.run(SPILLWAY + ["reproduce", "cp", "--quick", "--out", str(out),
+                                   "--figure", "cp_fig15_realistic"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    t = pd.read_csv(out / "cp_fig15_realistic.csv").set_index(["scheme", "spine_buffer"])
+    points = list((out / "data" / "cp_fig15_realistic" / "points").iterdir())
+    assert len(points) == len(t) == 8
+    for d in points:
+        axes = json.loads((d / "point.json").read_text())["axes"]
+        row = t.loc[(axes["scheme"], axes["spine_buffer"])]
+        f = pq.read_table(d / "flows.parquet").to_pandas()
+        q = pq.read_table(d / "queries.parquet").to_pandas()
+        f = f[f["query_id"].notna()]
+        timed_out = f[f["timeouts"] > 0]
+        waited = set(timed_out[timed_out["fct_ps"] >= 10e9]["query_id"])
+        over = set(q[q["qct_ps"] >= 10e9]["query_id"])
+        assert row["queries_waiting_on_timeout"] == len(waited)
+        assert row["queries_with_sender_timeout"] == len(set(timed_out["query_id"]))
+        assert row["queries_over_rto"] == len(over)
+        assert waited <= over and waited <= set(timed_out["query_id"])
+    assert (t.loc["TCP", "queries_waiting_on_timeout"] > 0).all()
+    for s in ("CP", "DCTCP+CP"):
+        assert (t.loc[s, "queries_waiting_on_timeout"] == 0).all()
+
+
 def test_every_cp_testbed_run_uses_the_papers_rto_min():
     """CP §6 Protocols: RTOmin is 10 ms or 200 ms in every experiment, and a scheme named
     for one uses it. Checked on the resolved scenario of every point of every figure, so

@@ -637,10 +637,28 @@ def _realistic(quick: bool) -> list[Figure]:
         t = qct_percentiles(q, by=["scheme", axis], qs=(50, 99, 99.9))
         for c in ("p50", "p99", "p99.9"):
             t[c + "_ms"] = t.pop(c) / 1e9
-        # A query that took RTOmin (10 ms) or more waited for a timeout somewhere.
+        # Taking RTOmin (10 ms) or more does not by itself mean a timeout: behind a full
+        # 384 KB spine queue (3.1 ms at 1 Gbps) a response cut twice needs three trips
+        # through it. A query waited for a timeout when one of its flows timed out
+        # before it completed: such a flow's completion time is at least RTOmin (counted
+        # here if it also timed out, so a late final-ACK timeout on a slow flow counts
+        # too: this errs toward failing). A sender timing out after its receiver had
+        # everything (its final ACK lost) does not delay the query; those are counted
+        # apart.
         slow = (q.assign(slow=q.qct_ps >= 10e9).groupby(["scheme", axis], as_index=False)
                 .agg(queries_over_rto=("slow", "sum")))
-        return t.merge(slow, on=["scheme", axis])
+        f = res.sql(f"""SELECT p.scheme, p.{axis}, f.query_id,
+                               bool_or(f.timeouts > 0 AND f.fct_ps >= 10e9) AS waited,
+                               bool_or(f.timeouts > 0) AS any_timeout
+                        FROM points p JOIN flows f USING (hash)
+                        WHERE p.status = 'done' AND f.query_id IS NOT NULL GROUP BY ALL""")
+        to = (f.groupby(["scheme", axis], as_index=False)
+              .agg(queries_waiting_on_timeout=("waited", "sum"),
+                   queries_with_sender_timeout=("any_timeout", "sum")))
+        out = t.merge(slow, on=["scheme", axis]).merge(to, on=["scheme", axis], how="left")
+        for c in ("queries_waiting_on_timeout", "queries_with_sender_timeout"):
+            out[c] = out[c].fillna(0).astype(int)
+        return out
 
     def bars(t: pd.DataFrame, axis: str, out: Path, name: str, title: str) -> list[Path]:
         long = t.melt(id_vars=["scheme", axis], value_vars=["p99_ms", "p99.9_ms"],
@@ -668,9 +686,17 @@ def _realistic(quick: bool) -> list[Figure]:
                                  f"p99 {a[0]:.2f} vs {b[0]:.2f} ms ({a[0] / b[0] - 1:+.0%}), "
                                  f"p99.9 {a[1]:.2f} vs {b[1]:.2f} ms "
                                  f"({a[1] / b[1] - 1:+.0%})"))
-        slow = int(t[t.scheme.isin(CP_SCHEMES)]["queries_over_rto"].sum())
-        v.append(Verdict("no query of CP or DCTCP+CP waits for a timeout (none takes RTOmin "
-                         "or longer)", slow == 0, f"{slow} such queries"))
+        cp = t[t.scheme.isin(CP_SCHEMES)]
+        waited = int(cp["queries_waiting_on_timeout"].sum())
+        slow = int(cp["queries_over_rto"].sum())
+        late = int(cp["queries_with_sender_timeout"].sum())
+        v.append(Verdict("no query of CP or DCTCP+CP waits for a timeout (no flow of a query "
+                         "times out before it completes)", waited == 0,
+                         f"{waited} such queries; {slow} took RTOmin or longer without one "
+                         f"waiting on a timeout; in {late} a sender timed out after its "
+                         "receiver had every byte (a lost final ACK: the query did not "
+                         "wait for it)" if waited == 0 else
+                         f"{waited} such queries ({slow} took RTOmin or longer)"))
         return t, imgs, v
 
     def analyze16(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
@@ -727,14 +753,27 @@ def _realistic(quick: bool) -> list[Figure]:
                "above DCTCP with CP.",
                "Fig. 15(b) (384 KB at the aggregation switch): CP's QCT is 61.91% (99th) "
                "and 88.60% (99.9th) of TCP's; DCTCP with CP is 4.5 ms (99th) and 2.4 ms "
-               "(99.9th) below DCTCP. No query timed out."]
+               "(99.9th) below DCTCP. \"No query traffic suffered timeouts during the "
+               "experiments.\""]
     return [
         Figure(id="cp_fig15_realistic",
                title="CP Fig. 15: query completion time under realistic traffic",
                source="CP §6.4 (Fig. 15)", setup=setup,
                sweep={"base_text": TESTBED, "seeds": 1, "schemes": SCHEMES, "set": base,
                       "grid": {"switch.spine_buffer": ["128KB", "384KB"]}},
-               analyze=analyze15, paper=paper15, metrics=[qct_percentiles, percentile]),
+               analyze=analyze15, paper=paper15, metrics=[qct_percentiles, percentile],
+               notes="Timeouts of query traffic are read from the flows, not inferred from "
+                     "query times: `queries_waiting_on_timeout` counts queries with a flow "
+                     "that timed out and took RTOmin or longer (a timeout before the last "
+                     "byte arrived makes a flow take at least RTOmin); `queries_over_rto` "
+                     "counts queries that took RTOmin or longer for any reason. With CP a "
+                     "query can take that long without a timeout: a 2 KB response cut "
+                     "twice at a full 384 KB spine queue (3.1 ms at 1 Gbps) crosses it "
+                     "three times. `queries_with_sender_timeout` counts queries in which a "
+                     "sender timed out after its receiver had every byte: its final ACK was "
+                     "dropped (an ACK has no payload to cut), which the query does not wait "
+                     "for. The paper's \"no query traffic suffered timeouts\" is checked as "
+                     "the first; the last is a loss the paper's QCTs could not show."),
         Figure(id="cp_fig16a_10x",
                title="CP Fig. 16(a): query completion time under 10x traffic",
                source="CP §6.4 (Fig. 16a), DCTCP §4.3",
