@@ -1071,35 +1071,38 @@ impl TcpReceiver {
             return ack;
         }
         // RFC 2018: the block holding the segment that triggered this ACK comes first.
-        let base = self.rcv_nxt / self.mss;
+        let (mss, size) = (self.mss, self.size);
+        let base = self.rcv_nxt / mss;
+        let first = self.last_seg.filter(|&k| k >= base);
+        // The blocks are found by scanning the hole map, once or twice per ACK while
+        // data is out of order: as one slice (rotated in place only when it has wrapped),
+        // not through the deque's wrap-around indexing.
+        let ooo: &[bool] = self.ooo.make_contiguous();
         let block_of = |i: usize| -> (usize, usize) {
             let mut a = i;
-            while a > 0 && self.ooo[a - 1] {
+            while a > 0 && ooo[a - 1] {
                 a -= 1;
             }
             let mut b = i + 1;
-            while b < self.ooo.len() && self.ooo[b] {
+            while b < ooo.len() && ooo[b] {
                 b += 1;
             }
             (a, b)
         };
         let to_bytes = |(a, b): (usize, usize)| -> (u64, u64) {
-            let l = (base + a as u64) * self.mss;
-            let r = ((base + b as u64) * self.mss).min(self.size);
+            let l = (base + a as u64) * mss;
+            let r = ((base + b as u64) * mss).min(size);
             (l, r)
         };
         let mut n = 0;
-        let first = self
-            .last_seg
-            .filter(|&k| k >= base)
-            .map(|k| block_of((k - base) as usize));
+        let first = first.map(|k| block_of((k - base) as usize));
         if let Some(b) = first {
             ack.sack[0] = to_bytes(b);
             n = 1;
         }
         let mut i = 0;
-        while i < self.ooo.len() && n < MAX_SACK {
-            if self.ooo[i] {
+        while i < ooo.len() && n < MAX_SACK {
+            if ooo[i] {
                 let b = block_of(i);
                 if Some(b) != first {
                     ack.sack[n] = to_bytes(b);
