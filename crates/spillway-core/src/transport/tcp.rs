@@ -114,6 +114,9 @@ pub struct TcpSender<C: CongestionControl> {
     max_reordering: Option<u32>,
     /// Lowest unacknowledged byte; always a segment boundary (or `size`).
     una: u64,
+    /// `una` in segments: the scoreboard's first segment (kept, not divided out on
+    /// every use).
+    una_k: u64,
     /// Next new byte to send.
     nxt: u64,
     /// States of segments [una/mss, ceil(nxt/mss)).
@@ -191,6 +194,7 @@ impl<C: CongestionControl> TcpSender<C> {
             dupthresh: cfg.dupthresh,
             max_reordering: cfg.max_reordering,
             una: 0,
+            una_k: 0,
             nxt: 0,
             sb: VecDeque::new(),
             sb_tx: VecDeque::new(),
@@ -315,7 +319,18 @@ impl<C: CongestionControl> TcpSender<C> {
     #[inline]
     fn una_seg(&self) -> u64 {
         // `una` is a segment boundary, or `size` once everything is acknowledged.
-        self.una.div_ceil(self.mss)
+        debug_assert_eq!(self.una_k, self.una.div_ceil(self.mss));
+        self.una_k
+    }
+
+    /// One past the last segment sent: the scoreboard holds [una_seg, nxt_seg).
+    #[inline]
+    fn nxt_seg(&self) -> u64 {
+        debug_assert_eq!(
+            self.una_k + self.sb.len() as u64,
+            self.nxt.div_ceil(self.mss)
+        );
+        self.una_k + self.sb.len() as u64
     }
 
     #[inline]
@@ -400,6 +415,7 @@ impl<C: CongestionControl> TcpSender<C> {
             self.consecutive_timeouts = 0;
             self.una = new_seg * self.mss;
             self.una = self.una.min(self.size);
+            self.una_k = new_seg;
             self.dupacks = 0;
             self.backoff = 0;
             if !ack.echo_retx {
@@ -424,7 +440,7 @@ impl<C: CongestionControl> TcpSender<C> {
         }
         let mut sack_news = false;
         let una_seg = self.una_seg();
-        let nxt_seg = self.nxt.div_ceil(self.mss);
+        let nxt_seg = self.nxt_seg();
         for &(l, r) in &ack.sack[..ack.nsack as usize] {
             let first = (l / self.mss).max(una_seg);
             let last = r.div_ceil(self.mss).min(nxt_seg);
@@ -520,7 +536,7 @@ impl<C: CongestionControl> TcpSender<C> {
         // Everything is resent below: notifications from before now are stale (§3.4.1).
         self.fl.clear();
         // Everything outstanding and not SACKed is presumed lost; SACKed data is not resent.
-        for k in self.una_seg()..self.nxt.div_ceil(self.mss) {
+        for k in self.una_seg()..self.nxt_seg() {
             let st = self.sb[(k - self.una_seg()) as usize];
             if st & SACKED == 0 {
                 self.set_state(k, LOST);
@@ -551,7 +567,7 @@ impl<C: CongestionControl> TcpSender<C> {
     fn on_pack(&mut self, l: u64, r: u64) {
         self.packs += 1;
         let una_seg = self.una_seg();
-        let nxt_seg = self.nxt.div_ceil(self.mss);
+        let nxt_seg = self.nxt_seg();
         let first = (l / self.mss).max(una_seg);
         let last = r.div_ceil(self.mss).min(nxt_seg);
         let mut news = false;
@@ -820,7 +836,7 @@ impl<C: CongestionControl> TcpSender<C> {
     /// Lowest segment marked lost and not yet retransmitted.
     fn next_lost(&mut self) -> Option<u64> {
         let una_seg = self.una_seg();
-        let nxt_seg = self.nxt.div_ceil(self.mss);
+        let nxt_seg = self.nxt_seg();
         let mut k = self.retx_cursor.max(una_seg);
         while k < nxt_seg {
             let st = self.sb[(k - una_seg) as usize];
@@ -878,7 +894,7 @@ impl<C: CongestionControl> TcpSender<C> {
                 continue;
             }
             if self.nxt < self.size {
-                let len = self.seg_len(self.nxt / self.mss);
+                let len = self.seg_len(self.nxt_seg());
                 if self.nxt + len > self.una + self.rwnd {
                     break;
                 }
