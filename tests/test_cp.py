@@ -54,6 +54,15 @@ def test_reproduce_cp_long_flow_figures(tmp_path):
     assert r.returncode == 0, r.stderr
     o = pd.read_csv(out / "cp_fig10_outcast.csv").set_index(["scheme", "pair"])
     assert o.loc[("TCP", "12-2"), "exp_over_bg"] < 0.5
+    # Each group's resends per delivered segment, from the flows' own counters (the
+    # points table has a run total of the same name that must not stand in for them).
+    for d in (out / "data" / "cp_fig10_outcast" / "points").iterdir():
+        axes = json.loads((d / "point.json").read_text())["axes"]
+        f = pq.read_table(d / "flows.parquet").to_pandas()
+        row = o.loc[(axes["scheme"], axes["pair"])]
+        for col, g in (("exp_resent_per_seg", f[f.src == 1]), ("bg_resent_per_seg", f[f.src != 1])):
+            want = g.retransmits.sum() / (g.delivered_bytes.sum() / 1460)
+            assert abs(row[col] - want) < 1e-9 * max(1, want), (axes, col)
     # The bottleneck stays busy: every scheme delivers most of the link in total.
     assert (o["total_mbps"] > 850).all()
     t = pd.read_csv(out / "cp_fig14_ooo.csv")
