@@ -327,9 +327,10 @@ def _outcast(quick: bool) -> Figure:
                        "workload.flows": flows}},
         analyze=analyze,
         notes="Why CP's few experimental flows still fall behind in the 12-2 pair: the "
-              "bottleneck port stays full, and its other input is the aggregation switch's "
-              "port, itself backlogged by the background flows, which delivers a packet "
-              "every packet time, in step with the bottleneck's departures. The space a "
+              "bottleneck port stays full (125 of 128 KB on average), and its other input is "
+              "the aggregation switch's port, busy 97% of the time with the background "
+              "flows, which delivers its packets back to back, one per packet time, in step "
+              "with the bottleneck's departures. The space a "
               "departure frees goes to that packet unless one from host 1 arrives first, so "
               "host 1's packets are cut far more often per packet than the background's "
               "(`exp_resent_per_seg` against `bg_resent_per_seg`: 0.34 against 0.022 in the "
