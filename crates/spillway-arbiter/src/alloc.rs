@@ -394,13 +394,15 @@ impl Core {
     /// (no owner tables): the same allocation as `offer` + `drain_bins`, written as
     /// one loop over local slices so that the bitmap words, bins and grants stay in
     /// registers and are not reloaded after every write. `arrivals` must be in key order.
+    /// Pairs that leave blocked are appended to `blocked` in key order: those blocked
+    /// when offered, then those blocked in the drain (the next batch's pending list as
+    /// is, no copy).
     pub fn maxmin_flat(
         &mut self,
         d: &DemandTable,
         pending: &[Pend],
         arrivals: &[Pend],
-        stale: &mut Vec<Pend>,
-        leftover: &mut Vec<Pend>,
+        blocked: &mut Vec<Pend>,
         out: &mut Batch,
     ) {
         let width = self.width;
@@ -408,16 +410,16 @@ impl Core {
         let mut i = 0;
         for &a in arrivals {
             while i < pending.len() && pending[i].key <= a.key {
-                b.offer(pending[i], stale);
+                b.offer(pending[i], blocked);
                 i += 1;
             }
-            b.offer(a, stale);
+            b.offer(a, blocked);
         }
         for &p in &pending[i..] {
-            b.offer(p, stale);
+            b.offer(p, blocked);
         }
         for k in 0..width {
-            b.drain_slot(k, leftover);
+            b.drain_slot(k, blocked);
         }
         b.finish();
     }
@@ -804,8 +806,9 @@ pub struct Allocator {
     /// original's `add_backlog` does; the key cannot change while the pair is
     /// inactive, and the demand is a lower bound, like a token's).
     arrivals: Vec<Pend>,
+    /// Pairs that left the batch blocked, in key order (blocked when offered, then
+    /// blocked in the drain): the next pending list.
     stale: Vec<Pend>,
-    leftover: Vec<Pend>,
     /// Pairs as bare flows (min-FCT and the iterative passes work from the table).
     flows: Vec<Flow>,
     kept: Vec<Flow>,
@@ -824,7 +827,6 @@ impl Allocator {
             pending: Vec::new(),
             arrivals: Vec::new(),
             stale: Vec::new(),
-            leftover: Vec::new(),
             flows: Vec::new(),
             kept: Vec::new(),
             counts: vec![0; 66],
@@ -898,7 +900,6 @@ impl Allocator {
 
     fn run<const RACKS: bool>(&mut self, d: &DemandTable, out: &mut Batch) {
         self.stale.clear();
-        self.leftover.clear();
         match self.policy {
             Policy::MaxMin => {
                 // New pairs join in key order (never allocated = 0 = first); a pair that
@@ -906,17 +907,10 @@ impl Allocator {
                 // their keys, and so do the new pairs.
                 sort_arrivals(d.endpoints(), &mut self.arrivals, &mut self.keys);
                 if !RACKS && self.mode == Mode::Greedy {
-                    self.core.maxmin_flat(
-                        d,
-                        &self.pending,
-                        &self.arrivals,
-                        &mut self.stale,
-                        &mut self.leftover,
-                        out,
-                    );
+                    self.core
+                        .maxmin_flat(d, &self.pending, &self.arrivals, &mut self.stale, out);
                     self.arrivals.clear();
                     std::mem::swap(&mut self.pending, &mut self.stale);
-                    self.pending.extend_from_slice(&self.leftover);
                     return;
                 }
                 let mut i = 0;
@@ -931,7 +925,7 @@ impl Allocator {
                 for &t in &self.pending[i..] {
                     self.core.offer::<RACKS>(d, t, &mut self.stale, out);
                 }
-                self.core.drain_bins::<RACKS>(d, &mut self.leftover, out);
+                self.core.drain_bins::<RACKS>(d, &mut self.stale, out);
             }
             Policy::MinFct => {
                 self.flows.clear();
@@ -954,13 +948,11 @@ impl Allocator {
             // Already in key order: blocked before the batch, then by slot. The blocked
             // list (the long one under load) becomes the pending list without a copy.
             std::mem::swap(&mut self.pending, &mut self.stale);
-            self.pending.extend_from_slice(&self.leftover);
             return;
         }
         if self.policy == Policy::MaxMin {
             self.kept.clear();
-            self.kept
-                .extend(self.stale.iter().chain(&self.leftover).map(|t| t.f));
+            self.kept.extend(self.stale.iter().map(|t| t.f));
         }
         if self.mode == Mode::Greedy {
             // Min-FCT greedy: the order is made at the start of the next batch.
