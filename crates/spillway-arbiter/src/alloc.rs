@@ -430,9 +430,11 @@ impl Core {
     pub(crate) fn flat<'a>(&'a mut self, d: &'a DemandTable, out: &'a mut Batch) -> Flat<'a> {
         debug_assert!(!self.slots.racks() && !self.slots.own);
         let stride = out.stride;
-        let mut tail = [0; 64];
+        let base = out.toks.as_mut_ptr();
+        let mut tail = [base; 64];
         for (k, t) in tail.iter_mut().enumerate().take(self.width as usize) {
-            *t = (k * stride) as u32;
+            // SAFETY: k * stride < width * stride <= `toks.len()` (`Batch::reset`).
+            *t = unsafe { base.add(k * stride) };
         }
         Flat {
             d,
@@ -441,7 +443,8 @@ impl Core {
             sf: &mut self.slots.src_free,
             df: &mut self.slots.dst_free,
             commits: &mut self.commits,
-            toks: &mut out.toks,
+            base,
+            _toks: std::marker::PhantomData,
             len: &mut out.len,
             width: self.width,
             tail,
@@ -549,15 +552,19 @@ pub(crate) struct Flat<'a> {
     absent: bool,
     sf: &'a mut [u64],
     df: &'a mut [u64],
-    /// The batch's per-slot lists ([`Batch`]).
-    toks: &'a mut [Tok],
+    /// The batch's per-slot lists ([`Batch`]): `toks` of `out`, borrowed for `'a` and
+    /// written only through `base` and `tail`.
+    base: *mut Tok,
+    _toks: std::marker::PhantomData<&'a mut [Tok]>,
     /// Blocked pairs' grants, written back by [`Flat::write_back`].
     commits: &'a mut Vec<Commit>,
     /// The batch's per-slot lengths, written by [`Flat::finish`].
     len: &'a mut [u32; 64],
     width: u32,
-    /// Where slot k's next grant goes in `toks` (one index: no stride multiply).
-    tail: [u32; 64],
+    /// Where slot k's next grant goes in `toks`: a pointer, so that a grant's store is
+    /// one load of it, the token's two words and its increment (an index took a shift
+    /// and the list's base, which did not stay in a register, as well).
+    tail: [*mut Tok; 64],
     stride: usize,
 }
 
@@ -569,9 +576,13 @@ impl Flat<'_> {
         let key = self.first + k as u64 + 1;
         // Tokens only move to later slots: slot k is complete when reached, so its end
         // is read once.
-        for j in k * self.stride..self.tail[k] as usize {
-            // SAFETY: j < tail[k], within `toks` (see `Flat::step`).
-            let t = unsafe { *self.toks.get_unchecked(j) };
+        // SAFETY: slot k's list is `base + k * stride .. tail[k]`, within `toks` (see
+        // `Flat::step`).
+        let (mut p, end) = unsafe { (self.base.add(k * self.stride), self.tail[k]) };
+        while p != end {
+            // SAFETY: as above, p < end.
+            let t = unsafe { *p };
+            p = unsafe { p.add(1) };
             if t.rem() > 0 {
                 self.step(t, key, blocked);
             }
@@ -603,7 +614,9 @@ impl Flat<'_> {
     pub(crate) fn finish(mut self) {
         self.write_back();
         for k in 0..self.width as usize {
-            self.len[k] = self.tail[k] - (k * self.stride) as u32;
+            // SAFETY: both within slot k's list in `toks`.
+            self.len[k] =
+                unsafe { self.tail[k].offset_from(self.base.add(k * self.stride)) } as u32;
         }
     }
 
@@ -639,13 +652,15 @@ impl Flat<'_> {
         let k = a.trailing_zeros() & 63;
         let t = granted(self.d, t, self.first + k as u64, blocked);
         let i = &mut self.tail[k as usize];
-        // SAFETY: slot k's grants start at k * stride and a slot holds at most n grants
-        // (each clears bit k of a distinct source's word), so the index is below
-        // k * stride + n < (k + 1) * stride <= width * stride <= `toks.len()`
-        // (`Batch::reset`).
-        debug_assert!((*i as usize) < (k as usize + 1) * self.stride);
-        unsafe { *self.toks.get_unchecked_mut(*i as usize) = t };
-        *i += 1;
+        // SAFETY: slot k's grants start at base + k * stride and a slot holds at most n
+        // grants (each clears bit k of a distinct source's word), so the tail stays below
+        // base + k * stride + n < base + (k + 1) * stride <= base + width * stride <=
+        // the end of `toks` (`Batch::reset`).
+        unsafe {
+            debug_assert!(i.offset_from(self.base) < ((k as usize + 1) * self.stride) as isize);
+            **i = t;
+            *i = i.add(1);
+        }
     }
 
     #[inline(always)]
