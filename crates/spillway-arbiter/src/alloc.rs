@@ -777,8 +777,7 @@ fn granted(d: &DemandTable, mut t: Tok, slot: u64, blocked: &mut Vec<Pend>) -> T
 #[cold]
 #[inline(never)]
 fn refill(d: &DemandTable, t: Tok, last: u64, blocked: &mut Vec<Pend>) -> u32 {
-    d.commit(t.f(), t.got() as u64, last);
-    let rem = d.remaining(t.f());
+    let rem = d.commit_remaining(t.f(), t.got() as u64, last);
     if rem == 0 {
         if d.retire(t.f()) {
             blocked.push(Pend::read(d, t.f()));
