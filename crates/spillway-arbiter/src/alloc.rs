@@ -418,9 +418,7 @@ impl Core {
         for &p in &pending[i..] {
             b.offer(p, blocked);
         }
-        for k in 0..width {
-            b.drain_slot(k, blocked);
-        }
+        b.drain_all(width, blocked);
         b.finish();
     }
 
@@ -587,6 +585,52 @@ impl Flat<'_> {
                 self.step(t, key, blocked);
             }
         }
+    }
+
+    /// Drain slots `0..width` in order: a function of its own, so that the loop's
+    /// working set gets the registers (inlined into the offer loop's function, the
+    /// bitmap words' bases were reloaded from the stack for every grant).
+    /// The slots' write positions and the bitmap words' bases are locals here: as
+    /// fields of `self` the compiler reloaded the bases after every store of a token.
+    #[inline(never)]
+    pub(crate) fn drain_all(&mut self, width: u32, blocked: &mut Vec<Pend>) {
+        let (sf, df) = (self.sf.as_mut_ptr(), self.df.as_mut_ptr());
+        let mut tail = self.tail;
+        for k in 0..width as usize {
+            let key = self.first + k as u64 + 1;
+            // SAFETY: as in `Flat::drain_slot`.
+            let (mut p, end) = unsafe { (self.base.add(k * self.stride), tail[k]) };
+            while p != end {
+                // SAFETY: p < end, within slot k's list.
+                let t = unsafe { *p };
+                p = unsafe { p.add(1) };
+                if t.rem() == 0 {
+                    continue;
+                }
+                let (s, r) = (t.f().src as usize, t.f().dst as usize);
+                // SAFETY: s, r < n, as in `Flat::step`.
+                let (ws, wd) = unsafe { (*sf.add(s), *df.add(r)) };
+                let a = ws & wd;
+                if a == 0 {
+                    self.exit(t, key, blocked);
+                    continue;
+                }
+                let bit = a & a.wrapping_neg();
+                // SAFETY: as above.
+                unsafe {
+                    *sf.add(s) = ws ^ bit;
+                    *df.add(r) = wd ^ bit;
+                }
+                let j = a.trailing_zeros() as usize & 63;
+                let t = granted(self.d, t, self.first + j as u64, blocked);
+                // SAFETY: within slot j's list, as in `Flat::step`.
+                unsafe {
+                    *tail[j] = t;
+                    tail[j] = tail[j].add(1);
+                }
+            }
+        }
+        self.tail = tail;
     }
 
     /// Write the grants of the pairs that left blocked back to their table records. A
