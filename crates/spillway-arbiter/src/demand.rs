@@ -195,6 +195,18 @@ impl DemandTable {
         p.last.store(last + 1, Relaxed);
     }
 
+    /// [`DemandTable::commit`], then [`DemandTable::remaining`] of the same record, with
+    /// one lookup: a token that ran dry does both. Only the token holder writes
+    /// `allocated`, so the count just stored is the one `remaining` would read.
+    #[inline]
+    pub(crate) fn commit_remaining(&self, f: Flow, got: u64, last: u64) -> u64 {
+        let p = self.pair(f);
+        let allocated = p.allocated.load(Relaxed) + got;
+        p.allocated.store(allocated, Relaxed);
+        p.last.store(last + 1, Relaxed);
+        p.requested.load(Relaxed).saturating_sub(allocated)
+    }
+
     /// Record one allocated timeslot. Only the token holder calls this.
     #[inline]
     pub(crate) fn grant(&self, f: Flow, timeslot: u64) {
