@@ -672,7 +672,7 @@ impl Sim {
             return;
         };
         let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
-        if budget == 0 {
+        if budget == 0 || f.sender.window_closed() {
             return;
         }
         let mut segs = std::mem::take(&mut self.segs);

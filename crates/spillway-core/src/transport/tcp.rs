@@ -377,6 +377,20 @@ impl<C: CongestionControl> TcpSender<C> {
         self.send_available(now, limit, out);
     }
 
+    /// True when [`TcpSender::poll`] would send nothing and change nothing: no probe
+    /// due, and the window full with nothing to resend (or a probe outstanding), and the
+    /// retransmission timer running if data is out. The host polls a flow each time its
+    /// NIC sends one of the flow's packets, and most polls find the window full.
+    #[inline]
+    pub fn window_closed(&self) -> bool {
+        !self.probe_due
+            && (self.probing
+                || (!self.fl.active()
+                    && !self.retx_now
+                    && self.flight() + self.mss > self.w.cwnd.max(self.mss)
+                    && !(self.deadline.is_none() && self.una < self.nxt)))
+    }
+
     /// Sends what the window allows, up to `limit` segments in `out`.
     pub fn poll(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>) {
         self.send_available(now, limit, out);
@@ -1160,6 +1174,55 @@ mod tests {
             rearm_rto: false,
             max_reordering: None,
         }
+    }
+
+    /// `window_closed` is what lets the host skip a poll: whenever it says so, a poll
+    /// sends nothing and changes neither the pipe nor the timer. Checked after every
+    /// event of random lossy, reordering exchanges (with recoveries and timeouts) that
+    /// send one segment per call, so the window is found both closed and open.
+    #[test]
+    fn a_poll_of_a_closed_window_does_nothing() {
+        let c = cfg();
+        let (mut closed, mut open) = (0, 0);
+        for seed in 0..20 {
+            let mut rng = crate::rng::Rng::new(seed, 3);
+            let size = 100_000;
+            let mut s = TcpSender::new(&c, size, NewReno::default());
+            let mut r = TcpReceiver::new(&c, size);
+            let (mut net, mut out) = (Vec::new(), Vec::new());
+            s.start(0, 1, &mut out);
+            let mut t = 0;
+            while !s.done() {
+                t += 10;
+                assert!(t < 1_000_000_000, "exchange stalled");
+                net.append(&mut out);
+                if net.is_empty() {
+                    // Nothing in the network: the retransmission timer must fire.
+                    t = t.max(s.timer().expect("data out, timer running"));
+                    s.on_timer(t, 1, &mut out);
+                } else if rng.below(3) == 0 {
+                    s.poll(t, 1, &mut out);
+                } else {
+                    // One segment, any of those in flight (reordering), lost 1 in 10.
+                    let seg = net.swap_remove(rng.below(net.len() as u64) as usize);
+                    if rng.below(10) != 0 && !seg.probe {
+                        r.on_data(t, seg.seq, seg.len, t, seg.retx, false);
+                        s.on_ack(t, &r.make_ack(), 1, &mut out);
+                    }
+                }
+                net.append(&mut out);
+                if s.window_closed() {
+                    closed += 1;
+                    let (pipe, timer) = (s.pipe(), s.timer());
+                    s.poll(t, 4, &mut out);
+                    assert!(out.is_empty(), "seed {seed}: a closed window sent");
+                    assert_eq!((s.pipe(), s.timer()), (pipe, timer), "seed {seed}");
+                } else {
+                    open += 1;
+                }
+            }
+        }
+        assert!(closed > 1000 && open > 1000, "closed {closed}, open {open}");
     }
 
     /// Feeds every segment but `lost` to a receiver and the ACKs back to the sender.
