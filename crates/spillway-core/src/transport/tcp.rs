@@ -383,12 +383,17 @@ impl<C: CongestionControl> TcpSender<C> {
     /// NIC sends one of the flow's packets, and most polls find the window full.
     #[inline]
     pub fn window_closed(&self) -> bool {
-        !self.probe_due
-            && (self.probing
-                || (!self.fl.active()
-                    && !self.retx_now
-                    && self.flight() + self.mss > self.w.cwnd.max(self.mss)
-                    && !(self.deadline.is_none() && self.una < self.nxt)))
+        if self.probe_due {
+            return false;
+        }
+        if self.probing {
+            return true;
+        }
+        let may_send = self.fl.active()
+            || self.retx_now
+            || self.flight() + self.mss <= self.w.cwnd.max(self.mss);
+        let arms_timer = self.deadline.is_none() && self.una < self.nxt;
+        !(may_send || arms_timer)
     }
 
     /// Sends what the window allows, up to `limit` segments in `out`.
