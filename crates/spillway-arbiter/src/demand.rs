@@ -34,6 +34,18 @@ struct PairState {
     last: AtomicU64,
 }
 
+impl PairState {
+    /// Record `got` allocated timeslots, the latest being `last`; returns the new
+    /// allocated count. Only the token holder writes `allocated` and `last`.
+    #[inline(always)]
+    fn commit(&self, got: u64, last: u64) -> u64 {
+        let allocated = self.allocated.load(Relaxed) + got;
+        self.allocated.store(allocated, Relaxed);
+        self.last.store(last + 1, Relaxed);
+        allocated
+    }
+}
+
 /// Why a demand report was refused (never a panic: reports come from the network).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DemandError {
@@ -190,9 +202,7 @@ impl DemandTable {
     /// calls this.
     #[inline]
     pub(crate) fn commit(&self, f: Flow, got: u64, last: u64) {
-        let p = self.pair(f);
-        p.allocated.store(p.allocated.load(Relaxed) + got, Relaxed);
-        p.last.store(last + 1, Relaxed);
+        self.pair(f).commit(got, last);
     }
 
     /// [`DemandTable::commit`], then [`DemandTable::remaining`] of the same record, with
@@ -201,9 +211,7 @@ impl DemandTable {
     #[inline]
     pub(crate) fn commit_remaining(&self, f: Flow, got: u64, last: u64) -> u64 {
         let p = self.pair(f);
-        let allocated = p.allocated.load(Relaxed) + got;
-        p.allocated.store(allocated, Relaxed);
-        p.last.store(last + 1, Relaxed);
+        let allocated = p.commit(got, last);
         p.requested.load(Relaxed).saturating_sub(allocated)
     }
 
