@@ -389,11 +389,22 @@ impl<C: CongestionControl> TcpSender<C> {
         if self.probing {
             return true;
         }
-        let may_send = self.fl.active()
-            || self.retx_now
-            || self.flight() + self.mss <= self.w.cwnd.max(self.mss);
-        let arms_timer = self.deadline.is_none() && self.una < self.nxt;
-        !(may_send || arms_timer)
+        // What `send_available` would do: resend (FastLane's table, RFC 6675's first
+        // loss), fill the window, or start the timer.
+        let may_send = self.fl.active() || self.retx_now || !self.window_full();
+        !(may_send || self.timer_unarmed())
+    }
+
+    /// No room in the congestion window for another full segment.
+    #[inline]
+    fn window_full(&self) -> bool {
+        self.flight() + self.mss > self.w.cwnd.max(self.mss)
+    }
+
+    /// Data is out and the retransmission timer is not running.
+    #[inline]
+    fn timer_unarmed(&self) -> bool {
+        self.deadline.is_none() && self.una < self.nxt
     }
 
     /// Sends what the window allows, up to `limit` segments in `out`.
@@ -905,7 +916,7 @@ impl<C: CongestionControl> TcpSender<C> {
                     continue;
                 }
             }
-            if self.flight() + self.mss > self.w.cwnd.max(self.mss) {
+            if self.window_full() {
                 break;
             }
             if let Some(k) = self.next_lost() {
@@ -927,7 +938,7 @@ impl<C: CongestionControl> TcpSender<C> {
             }
             break;
         }
-        if self.deadline.is_none() && self.una < self.nxt {
+        if self.timer_unarmed() {
             self.deadline = Some(now + self.rto());
         }
     }
@@ -1108,7 +1119,7 @@ impl TcpReceiver {
         // RFC 2018: the block holding the segment that triggered this ACK comes first.
         let (mss, size) = (self.mss, self.size);
         let base = self.rcv_nxt / mss;
-        let first = self.last_seg.filter(|&k| k >= base);
+        let trigger = self.last_seg.filter(|&k| k >= base);
         // The blocks are found by scanning the hole map, once or twice per ACK while
         // data is out of order: as one slice (rotated in place only when it has wrapped),
         // not through the deque's wrap-around indexing.
@@ -1130,7 +1141,7 @@ impl TcpReceiver {
             (l, r)
         };
         let mut n = 0;
-        let first = first.map(|k| block_of((k - base) as usize));
+        let first = trigger.map(|k| block_of((k - base) as usize));
         if let Some(b) = first {
             ack.sack[0] = to_bytes(b);
             n = 1;
