@@ -17,7 +17,7 @@ REQUIRED_FLOW_COLUMNS = [
 ]
 REQUIRED_SUMMARY = [
     "events", "packet_hops", "drops", "retransmits", "timeouts", "sim_time_ps", "wall_s",
-    "events_per_s", "flows_finished", "flows_unfinished",
+    "sim_wall_s", "events_per_s", "flows_finished", "flows_unfinished",
 ]
 
 
@@ -47,6 +47,9 @@ def test_cli_run_writes_the_contracted_files(root, tmp_path):
         assert summary["fct_ps"][p] > 0
     assert summary["provenance"]["seed"] == 1
     assert summary["flows_finished"] == 24
+    # The rates are the event loop's alone, which is part of the run.
+    assert 0 < summary["sim_wall_s"] <= summary["wall_s"]
+    assert summary["events_per_s"] == summary["events"] / summary["sim_wall_s"]
     # The resolved scenario carries the override and every default.
     resolved = (out / "scenario.toml").read_text()
     assert "senders = 8" in resolved

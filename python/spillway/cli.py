@@ -45,8 +45,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         q = s["qct_ps"]
         print(f"  QCT p50 {_fmt_ps(q['p50'])}  p99 {_fmt_ps(q['p99'])}")
     print(f"  drops {s['drops']}, retransmits {s['retransmits']}, timeouts {s['timeouts']}")
-    print(f"  {s['events']:,} events in {s['wall_s']:.2f} s "
-          f"({s['events_per_s'] / 1e6:.2f} M events/s, "
+    print(f"  {s['events']:,} events in {s['sim_wall_s']:.2f} s of event loop "
+          f"({s['wall_s']:.2f} s with output; {s['events_per_s'] / 1e6:.2f} M events/s, "
           f"{s['packet_hops_per_s'] / 1e6:.2f} M packet-hops/s)")
     return 0
 
