@@ -49,6 +49,30 @@ duration = "20ms"
 "#,
     ),
     (
+        "fattree_dctcp",
+        "the same with DCTCP (K = 65 packets of 1538 B), the setting of htsim's figure in issue 2",
+        r#"
+[topology]
+kind = "fat_tree"
+k = 8
+link_rate = "10Gbps"
+link_delay = "1us"
+[switch]
+buffer = "128KB"
+ecn = "threshold"
+ecn_threshold = "99970B"
+[transport]
+kind = "dctcp"
+rto_min = "1ms"
+[workload]
+kind = "poisson"
+cdf = "websearch"
+load = 0.6
+[run]
+duration = "20ms"
+"#,
+    ),
+    (
         "fattree16_websearch",
         "fat_tree k=16 (1024 hosts), 10G, Poisson web search at load 0.6, 2 ms simulated (per-hop cost at scale)",
         r#"
