@@ -279,13 +279,18 @@ pub struct Port {
 const _: () = assert!(std::mem::offset_of!(Port, extras) < 64);
 const _: () = assert!(std::mem::offset_of!(Port, fifo) + 4 * 8 == 128);
 
+/// Exact picoseconds per byte at `rate`, or 0 when not a whole number or too big.
+fn ps_per_byte(rate: u64) -> u32 {
+    if (8 * crate::units::PS_PER_S).is_multiple_of(rate) {
+        u32::try_from(8 * crate::units::PS_PER_S / rate).unwrap_or(0)
+    } else {
+        0
+    }
+}
+
 impl Port {
     fn new(peer: u32, peer_port: u16, rate: u64, delay: Ps, capacity: u64) -> Port {
-        let ps_per_byte = if (8 * crate::units::PS_PER_S).is_multiple_of(rate) {
-            u32::try_from(8 * crate::units::PS_PER_S / rate).unwrap_or(0)
-        } else {
-            0
-        };
+        let ps_per_byte = ps_per_byte(rate);
         Port {
             busy_until: 0,
             wake_at: NO_WAKE,
@@ -391,6 +396,12 @@ impl Port {
         let dt = now - self.last_change;
         self.area += self.bytes as u128 * dt as u128;
         self.last_change = now;
+    }
+
+    /// Transmit at `rate` bit/s instead (`topology.clock_ppm`: this port's clock).
+    pub fn set_rate(&mut self, rate: u64) {
+        self.rate = rate;
+        self.ps_per_byte = ps_per_byte(rate);
     }
 
     /// Time to serialize `bytes` on this port's link.

@@ -28,6 +28,7 @@ pub mod component {
     pub const WORKLOAD: u64 = 1;
     pub const BACKGROUND: u64 = 2;
     pub const RX_JITTER: u64 = 3;
+    pub const CLOCKS: u64 = 4;
     pub const SWITCH_BASE: u64 = 1 << 32;
     pub const HOST_BASE: u64 = 2 << 32;
 }

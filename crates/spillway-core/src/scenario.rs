@@ -135,6 +135,13 @@ pub const KEYS: &[KeyDef] = &[
         "Rate of switch-to-switch links; defaults to `link_rate`. Lower it to oversubscribe."),
     key!("topology.fabric_delay", Ty::Time, "", &["dumbbell", "leaf_spine", "fat_tree", "pfabric144", "detail96"],
         "Propagation delay of switch-to-switch links; defaults to `link_delay`."),
+    key!("topology.clock_ppm", Ty::Float, "0", &[],
+        "Clock tolerance: every port of a node (a host's NIC, a switch's ports, which share one oscillator) \
+         transmits at its nominal rate times 1 + x, x drawn per node, uniform in ±clock_ppm parts per million, \
+         from the run's seed (IEEE 802.3 allows ±100 ppm). Links of one nominal rate \
+         then drift in phase against each other, as real ones do. With exactly equal rates, a full port whose \
+         departures are paced by one busy input hands the room each departure frees to that input's packet, \
+         which arrives at the same picosecond, every time: the other inputs are locked out. `0`: exact rates."),
     key!("topology.framing_bytes", Ty::Int, "38", &[],
         "Ethernet bytes per frame beyond the IP packet: 14 header + 4 FCS + 8 preamble/SFD + 12 inter-frame gap. \
          Frames are padded to the 64 B Ethernet minimum before the preamble and gap are added."),
@@ -379,6 +386,7 @@ pub struct TopologySpec {
     pub fabric_rate: u64,
     pub fabric_delay: Ps,
     pub framing_bytes: u32,
+    pub clock_ppm: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -704,6 +712,7 @@ fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioError> {
         );
     }
     let framing_bytes = r.uint("topology.framing_bytes", 0, 1000)? as u32;
+    let clock_ppm = r.float_in("topology.clock_ppm", -1.0, 1000.0)?;
     Ok(TopologySpec {
         kind,
         shape,
@@ -712,6 +721,7 @@ fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioError> {
         fabric_rate,
         fabric_delay,
         framing_bytes,
+        clock_ppm,
     })
 }
 

@@ -11,10 +11,15 @@ duplicate-ACK threshold off (§4.4). DCTCP marks at K = 32 KB with g = 1/16. As 
 testbed, the nine hosts of the other three racks emulate all senders (several flows per
 host) and start within 10 µs of each other.
 
-The long-flow experiments (Figs. 10–11, 14) add 10 µs of random receive latency per
+The long-flow experiments (Figs. 10–12, 14) add 10 µs of random receive latency per
 packet at every host (`host.rx_jitter`): without it, ACK-clocked senders meeting at one
 tail-drop queue lock in phase and one of them loses at every overflow, which real hosts'
-timing noise prevents.
+timing noise prevents. Every host and switch runs on its own clock, within IEEE 802.3's
+±100 ppm of the nominal rate (`topology.clock_ppm`): with exactly equal rates, a full
+port whose departures are paced by one busy input offers the room each departure frees to
+that input's next packet at the same picosecond, every time, and locks the other inputs
+out (Fig. 12's experimental flows got 1% of their fair share so), where real links drift
+in phase against each other.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ hosts_per_rack = 3
 spines = 1
 link_rate = "1Gbps"
 link_delay = "20us"
+clock_ppm = 100
 [switch]
 buffer = "512KB"
 spine_buffer = "128KB"
@@ -333,14 +339,17 @@ def _outcast(quick: bool) -> Figure:
               "aggregation switch's port is busy 97% of the time with the background flows, "
               "so nearly every packet from host 1 meets a competitor, while host 1's link "
               "is busy a few percent of the time, so background packets seldom do: host "
-              "1's packets are cut at 0.34 per segment delivered against the background's "
+              "1's packets are cut at 0.38 per segment delivered against the background's "
               "0.022 (`exp_resent_per_seg`, `bg_resent_per_seg`). Each cut is a PACK and a "
               "window halving, so the experimental windows stay at two or three segments: "
               "about 22 Mbps over a ~1.1 ms RTT, what they get. No timeouts: the Outcast's "
               "other half (consecutive losses ending in a timeout) is gone, as the paper "
               "says, but not the unequal share. It is not a phase accident of the link "
               "delays: with the fabric delay at 20, 20.5, 21, 22, 23 and 25 µs the ratio "
-              "stays at 0.30–0.42.",
+              "stays at 0.30–0.42 (measured with exact clocks), nor of the links' phases: "
+              "with every node's clock within ±100 ppm (`topology.clock_ppm`, now the "
+              "testbed's) it is 0.29, against 0.30 with exact clocks. The clocks did change "
+              "DCTCP's 120-20 pair: its EFJR fell from 21.8% to 14.4%.",
         paper=["§6.2: TCP's experimental flows suffer Outcast in all three pairs; DCTCP "
                "alleviates it for 12-2 and 60-10 but not 120-20, its EFJR ranging from 3% to "
                "48%; CP prevents Outcast with EFJR below 15%; DCTCP with CP has a smaller "
@@ -449,6 +458,22 @@ def _multi(quick: bool) -> Figure:
                "zip": {"label.case": [f"{bg}/{ex}" for bg, ex in points],
                        "workload.flows": flows}},
         analyze=analyze,
+        notes="Exact clocks locked the experimental flows out. Host 1's in-rack flows keep "
+              "its link busy, and host 0's ToR port full: each departure frees room for one "
+              "packet, and with every link at exactly 1 Gbps the port's departures and host "
+              "1's arrivals keep one phase, so host 1's next packet arrives at the very "
+              "picosecond the room appears, every time, and a packet from the aggregation "
+              "switch never finds room. The experimental flows then got 1.3% of footnote "
+              "10's share with TCP(10ms) at low loss (4.9 Mbps for 5 flows), from timeout "
+              "to timeout. Real links drift: each host and switch has its own oscillator, "
+              "within IEEE 802.3's ±100 ppm. With one clock per node drawn in that range "
+              "(`topology.clock_ppm = 100`) the phases slide and the lockout comes and "
+              "goes: TCP(10ms) gets 33% of the share at low loss and 36% at high loss, CP "
+              "47% and 55%, DCTCP+CP 26% and 49% (exact clocks: 1%, 11%, 45%, 92%, 25%, "
+              "77%). How long a lockout lasts depends on how close two clocks are, so runs "
+              "differ by seed (host 1 and the ToR close in rate: a lockout for most of the "
+              "run). Still far from the paper's 87% for TCP(10ms): both bottlenecks stay "
+              "full, and the two-bottleneck flows lose at both.",
         paper=["§6.2, Fig. 12(a) (5 background flows): TCP(200ms) suffers Outcast above 8 "
                "experimental flows (the background times out); DCTCP gets 70% of the fair "
                "value on average, TCP(10ms) 87.1%, CP 86.8% (slightly favouring short RTTs).",
@@ -466,6 +491,7 @@ hosts_per_rack = 3
 spines = 2
 link_rate = "1Gbps"
 link_delay = "20us"
+clock_ppm = 100
 [switch]
 buffer = "512KB"
 spine_buffer = "256KB"
@@ -619,8 +645,8 @@ def _ooo(quick: bool) -> Figure:
               "meets G: S1's window also holds its path-A segments in flight (not yet "
               "SACKed), so fewer of its segments sit on path B than S2's for the same "
               "window, and since only path-B arrivals advance the cumulative ACK, it grows "
-              "more slowly too. A diagnostic run at P = 0.5 (4 seeds, 2 s) found S1's "
-              "time-averaged window 110 KB against S2's 125 KB, about as many recoveries "
+              "more slowly too. A diagnostic run at P = 0.5 (4 seeds, 2 s, exact clocks) found "
+              "S1's time-averaged window 110 KB against S2's 125 KB, about as many recoveries "
               "(18–23 vs 21–24), and 41% of path B; the share fell to 33% with a 512 KB "
               "bottleneck (a longer path-B queue) and to 20% with no receive-side timing "
               "noise (`host.rx_jitter = 0`, ACK clocks in phase). Footnote 11's half share "
@@ -635,7 +661,10 @@ def _ooo(quick: bool) -> Figure:
               "estimate sets the pace, and the square-root law holds for it as well. The "
               "best single runs at P = 0.5 reach 848 Mbps, the receive window's bound: "
               "with path B's queue full, 256 KB outstanding over a ~2.5 ms RTT; an 8 MB "
-              "receive window does not raise the mean (780 Mbps over 4 seeds).",
+              "receive window does not raise the mean (780 Mbps over 4 seeds). Clocks within "
+              "±100 ppm (`topology.clock_ppm`) leave this figure within its seed-to-seed "
+              "spread: CP-inf at P = 0.5 got 82% of the line with exact clocks, 80% with "
+              "one clock per node, 85% in a trial with one clock per port.",
         paper=["§6.3: TCP or CP with three duplicate ACKs falls from 825 Mbps to about 600 "
                "Mbps as more packets take path A; with no threshold TCP responds slowly and "
                "times out (200 ms worse than 10 ms), approaching the theory as P grows; "
