@@ -7,12 +7,10 @@ from spillway.errors import ScenarioError
 from spillway.reproduce.cp import TESTBED
 from spillway.run import run
 
-LEAF_SPINE = """
+FAT_TREE = """
 [topology]
-kind = "leaf_spine"
-racks = 4
-hosts_per_rack = 3
-spines = 2
+kind = "fat_tree"
+k = 4
 link_rate = "1Gbps"
 fabric_rate = "10Gbps"
 [workload]
@@ -26,7 +24,7 @@ start = "0us"
 
 
 def _port_rates(tmp_path, overrides):
-    r = run(LEAF_SPINE, tmp_path / "clock", overrides, progress=False)
+    r = run(FAT_TREE, tmp_path / "clock", overrides, progress=False)
     assert r.summary["flows_finished"] == 1
     return pq.read_table(tmp_path / "clock" / "ports.parquet").to_pandas()
 
@@ -54,7 +52,7 @@ def test_each_node_has_one_clock_within_the_tolerance(tmp_path):
 
 def test_a_negative_tolerance_is_refused(tmp_path):
     with pytest.raises(ScenarioError, match="topology.clock_ppm"):
-        run(LEAF_SPINE, tmp_path / "bad", ["topology.clock_ppm=-5"], progress=False)
+        run(FAT_TREE, tmp_path / "bad", ["topology.clock_ppm=-5"], progress=False)
 
 
 def _two_bottlenecks(n: int) -> str:

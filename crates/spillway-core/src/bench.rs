@@ -5,6 +5,38 @@ use crate::scenario::Scenario;
 use crate::sim::Sim;
 use std::time::Instant;
 
+/// k = 8 unless overridden (see `overrides`).
+const FAT_TREE_WEBSEARCH: &str = r#"
+[topology]
+kind = "fat_tree"
+k = 8
+link_rate = "10Gbps"
+link_delay = "1us"
+[switch]
+buffer = "128KB"
+[transport]
+rto_min = "1ms"
+[workload]
+kind = "poisson"
+cdf = "websearch"
+load = 0.6
+[run]
+duration = "20ms"
+"#;
+
+/// Overrides of a benchmark's scenario text, by name.
+fn overrides(name: &str) -> &'static [&'static str] {
+    match name {
+        "fattree_dctcp" => &[
+            "transport.kind=dctcp",
+            "switch.ecn=threshold",
+            "switch.ecn_threshold=99970B",
+        ],
+        "fattree16_websearch" => &["topology.k=16", "run.duration=2ms"],
+        _ => &[],
+    }
+}
+
 /// (name, description, scenario text)
 pub const BENCHMARKS: &[(&str, &str, &str)] = &[
     (
@@ -30,68 +62,17 @@ rounds = 100
     (
         "fattree_websearch",
         "fat_tree k=8 (128 hosts), 10G, Poisson web search at load 0.6, 20 ms simulated",
-        r#"
-[topology]
-kind = "fat_tree"
-k = 8
-link_rate = "10Gbps"
-link_delay = "1us"
-[switch]
-buffer = "128KB"
-[transport]
-rto_min = "1ms"
-[workload]
-kind = "poisson"
-cdf = "websearch"
-load = 0.6
-[run]
-duration = "20ms"
-"#,
+        FAT_TREE_WEBSEARCH,
     ),
     (
         "fattree_dctcp",
         "the same with DCTCP (K = 65 packets of 1538 B), the setting of htsim's figure in issue 2",
-        r#"
-[topology]
-kind = "fat_tree"
-k = 8
-link_rate = "10Gbps"
-link_delay = "1us"
-[switch]
-buffer = "128KB"
-ecn = "threshold"
-ecn_threshold = "99970B"
-[transport]
-kind = "dctcp"
-rto_min = "1ms"
-[workload]
-kind = "poisson"
-cdf = "websearch"
-load = 0.6
-[run]
-duration = "20ms"
-"#,
+        FAT_TREE_WEBSEARCH,
     ),
     (
         "fattree16_websearch",
         "fat_tree k=16 (1024 hosts), 10G, Poisson web search at load 0.6, 2 ms simulated (per-hop cost at scale)",
-        r#"
-[topology]
-kind = "fat_tree"
-k = 16
-link_rate = "10Gbps"
-link_delay = "1us"
-[switch]
-buffer = "128KB"
-[transport]
-rto_min = "1ms"
-[workload]
-kind = "poisson"
-cdf = "websearch"
-load = 0.6
-[run]
-duration = "2ms"
-"#,
+        FAT_TREE_WEBSEARCH,
     ),
 ];
 
@@ -110,7 +91,8 @@ pub struct BenchResult {
 
 pub fn run_benchmark(name: &str) -> Option<BenchResult> {
     let &(name, description, text) = BENCHMARKS.iter().find(|b| b.0 == name)?;
-    let sc = Scenario::parse(text, &[], None).expect("benchmark scenarios are valid");
+    let set: Vec<String> = overrides(name).iter().map(|s| s.to_string()).collect();
+    let sc = Scenario::parse(text, &set, None).expect("benchmark scenarios are valid");
     let mut sim = Sim::new(&sc).expect("benchmark scenarios build");
     let t0 = Instant::now();
     sim.run_to_end();
