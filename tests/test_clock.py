@@ -87,4 +87,3 @@ def test_exact_clocks_lock_a_full_ports_other_input_out(tmp_path):
     # Footnote 10's fair share for 3 of 3 flows is 316 Mbps.
     assert max(exact) < 10
     assert sum(d > 100 for d in drifting) >= 2
-    assert TESTBED.count("clock_ppm = 100") == 1
