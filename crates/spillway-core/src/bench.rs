@@ -66,7 +66,7 @@ rounds = 100
     ),
     (
         "fattree_dctcp",
-        "the same with DCTCP (K = 65 packets of 1538 B), the setting of htsim's figure in issue 2",
+        "the same with DCTCP (K = 65 full-size packets), the setting htsim's speed is quoted for",
         FAT_TREE_WEBSEARCH,
     ),
     (
