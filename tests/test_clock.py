@@ -4,8 +4,9 @@ lockout of a port's other inputs when every link runs at exactly the same rate."
 import pyarrow.parquet as pq
 import pytest
 from spillway.errors import ScenarioError
-from spillway.reproduce.cp import TESTBED
+from spillway.reproduce.cp import MULTI_SET, TESTBED, multi_flows
 from spillway.run import run
+from spillway.sweep import toml_literal
 
 FAT_TREE = """
 [topology]
@@ -55,19 +56,11 @@ def test_a_negative_tolerance_is_refused(tmp_path):
         run(FAT_TREE, tmp_path / "bad", ["topology.clock_ppm=-5"], progress=False)
 
 
-def _two_bottlenecks(n: int) -> str:
-    """CP Fig. 12's setting: n cross-rack flows 3 -> 0 share host 3's NIC with n in-rack
-    flows 3 -> 4, and host 0's ToR port with n in-rack flows 1 -> 0 that keep host 1's
-    link busy."""
-    flows = ([(3, 0, 7 * i) for i in range(n)] + [(3, 4, 7 * i + 3) for i in range(n)]
-             + [(1, 0, 7 * i + 5) for i in range(n)])
-    text = TESTBED.replace("[switch]\n", '[switch]\nedge_buffer = "128KB"\n')
-    text = text.replace("[transport]\n", '[transport]\nrto_min = "10ms"\n')
-    text += '[workload]\nkind = "trace"\n' + "".join(
-        f'[[workload.flows]]\nsrc = {s}\ndst = {d}\nsize = "10GB"\nstart = "{t}us"\n'
-        for s, d, t in flows)
-    return text + ('[host]\nnic_buffer = "128KB"\nnic_flow_limit = "off"\n'
-                   'nic_drop = "local"\nrx_jitter = "10us"\n[run]\nduration = "500ms"\n')
+def _two_bottlenecks(n: int) -> list[str]:
+    """CP Fig. 12's setting (the reproduction's own settings and flows), n flows in each
+    group, 500 ms: its flows 1 -> 0 keep host 1's link busy."""
+    over = {**MULTI_SET, "workload.flows": multi_flows(n, n), "run.duration": "500ms"}
+    return [f"{k}={toml_literal(v)}" for k, v in over.items()]
 
 
 def test_exact_clocks_lock_a_full_ports_other_input_out(tmp_path):
@@ -76,8 +69,8 @@ def test_exact_clocks_lock_a_full_ports_other_input_out(tmp_path):
     picosecond, and the cross-rack flows get next to nothing whatever the seed; with
     clocks within ±100 ppm the phases drift and they get a real share in most seeds."""
     def cross_rack_mbps(ppm: int, seed: int) -> float:
-        run(_two_bottlenecks(3), tmp_path / "lk", [f"topology.clock_ppm={ppm}",
-                                                   f"run.seed={seed}"], progress=False)
+        run(TESTBED, tmp_path / "lk", _two_bottlenecks(3) + [f"topology.clock_ppm={ppm}",
+                                                            f"run.seed={seed}"], progress=False)
         f = pq.read_table(tmp_path / "lk" / "flows.parquet").to_pandas()
         mine = f[(f.src == 3) & (f.dst == 0)]
         return mine["delivered_bytes"].sum() * 8 / 0.5 / 1e6

@@ -346,21 +346,19 @@ impl Sim {
         )
         .map_err(|m| ScenarioError::new("topology", &sc.topology.kind, m))?;
         let hosts = topo.hosts;
-        if sc.topology.clock_ppm > 0.0 {
-            // One clock per node (a switch's ports share its oscillator), drawn in node
-            // order from a stream of its own.
-            let mut rng = Rng::new(sc.run.seed, component::CLOCKS);
-            let ppm = sc.topology.clock_ppm * 1e-6;
-            for n in 0..net.node_count() as u32 {
-                let x = 1.0 + (2.0 * rng.next_f64() - 1.0) * ppm;
-                for p in net.node_ports_mut(n) {
-                    p.set_rate((p.rate as f64 * x).round() as u64);
-                }
-            }
-        }
+        // `topology.clock_ppm`: one clock per node (a switch's ports share its
+        // oscillator), drawn in node order from a stream of its own.
+        let ppm = sc.topology.clock_ppm * 1e-6;
+        let mut clocks = (ppm > 0.0).then(|| Rng::new(sc.run.seed, component::CLOCKS));
         for n in 0..net.node_count() as u32 {
             let is_switch = n >= hosts;
+            let clock = clocks
+                .as_mut()
+                .map(|r| 1.0 + (2.0 * r.next_f64() - 1.0) * ppm);
             for p in net.node_ports_mut(n) {
+                if let Some(x) = clock {
+                    p.set_rate((p.rate as f64 * x).round() as u64);
+                }
                 // pFabric end hosts serve their NIC by priority too (pFabric §4.1).
                 let pfabric =
                     (sc.switch.queue == QueueKind::PFabric).then(Box::<PFabricQueue>::default);

@@ -370,18 +370,29 @@ def mbf_theory(n_exp: int, n_bg: int) -> float:
     return n_exp / (2 * n_bg + n_exp) * LINE_GOODPUT_MBPS
 
 
+# Fig. 12's settings on TESTBED (with `multi_flows`; the run's duration apart).
+MULTI_SET: dict[str, Any] = {
+    "workload.kind": "trace", "switch.edge_buffer": "128KB", "host.nic_buffer": "128KB",
+    "host.nic_flow_limit": "off", "host.nic_drop": "local", "transport.rto_min": "10ms",
+    "host.rx_jitter": "10us", "topology.clock_ppm": LONG_FLOW_CLOCK_PPM}
+
+
+def multi_flows(bg: int, ex: int) -> list[dict[str, Any]]:
+    """Fig. 12's flows: `ex` cross-rack flows 3 -> 0 share host 3's NIC with `bg` in-rack
+    flows 3 -> 4, and host 0's ToR port with `bg` in-rack flows 1 -> 0."""
+    fl = [{"src": 3, "dst": 0, "size": LONG_FLOW, "start": f"{7 * i}us"} for i in range(ex)]
+    fl += [{"src": 3, "dst": 4, "size": LONG_FLOW, "start": f"{7 * i + 3}us"}
+           for i in range(bg)]
+    fl += [{"src": 1, "dst": 0, "size": LONG_FLOW, "start": f"{7 * i + 5}us"}
+           for i in range(bg)]
+    return fl
+
+
 def _multi(quick: bool) -> Figure:
     duration = 0.5 if quick else 2.0
     ratios = [0.4, 1.0, 2.0] if quick else [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0]
     points = [(bg, round(r * bg)) for bg in (5, 50) for r in ratios]
-    flows = []
-    for bg, ex in points:
-        fl = [{"src": 3, "dst": 0, "size": LONG_FLOW, "start": f"{7 * i}us"} for i in range(ex)]
-        fl += [{"src": 3, "dst": 4, "size": LONG_FLOW, "start": f"{7 * i + 3}us"}
-               for i in range(bg)]
-        fl += [{"src": 1, "dst": 0, "size": LONG_FLOW, "start": f"{7 * i + 5}us"}
-               for i in range(bg)]
-        flows.append(fl)
+    flows = [multi_flows(bg, ex) for bg, ex in points]
     tcp200 = {"transport.rto_min": "200ms"}
     # §6 Protocols: CP's other settings are TCP's, duplicate-ACK threshold 3 included
     # (§6.3 alone varies it); it also recovers the NIC's plain drops without a timeout.
@@ -457,11 +468,7 @@ def _multi(quick: bool) -> Figure:
               f"{LINE_GOODPUT_MBPS:.0f} Mbps. Our reading of Fig. 9(b), which the text does "
               "not draw: in-rack flows can share only a host link with a cross-rack flow.",
         sweep={"base_text": TESTBED, "seeds": 1, "schemes": schemes,
-               "set": {"workload.kind": "trace", "switch.edge_buffer": "128KB",
-                       "host.nic_buffer": "128KB", "host.nic_flow_limit": "off",
-                       "host.nic_drop": "local", "transport.rto_min": "10ms",
-                       "host.rx_jitter": "10us", "topology.clock_ppm": LONG_FLOW_CLOCK_PPM,
-                       "run.duration": f"{int(duration * 1000)}ms"},
+               "set": MULTI_SET | {"run.duration": f"{int(duration * 1000)}ms"},
                "zip": {"label.case": [f"{bg}/{ex}" for bg, ex in points],
                        "workload.flows": flows}},
         analyze=analyze,
