@@ -136,6 +136,18 @@ pub struct Hot {
 
 const NIL: u32 = u32::MAX;
 
+/// A hint to start loading the cache line at `p` (nothing on other targets).
+#[inline(always)]
+pub fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 const _: () = assert!(std::mem::size_of::<Hot>() == 16);
 
 /// Packet arena with a free list: no per-packet heap allocation in steady state.
@@ -179,6 +191,23 @@ impl Arena {
     #[inline]
     pub fn get(&self, i: u32) -> &Packet {
         &self.cold[i as usize]
+    }
+    /// Start loading packet i's lines (hot part, and the whole packet if `cold`).
+    #[inline(always)]
+    pub fn prefetch(&self, i: u32, cold: bool) {
+        if let Some(h) = self.hot.get(i as usize) {
+            prefetch(h as *const Hot as *const u8);
+        }
+        if cold {
+            if let Some(p) = self.cold.get(i as usize) {
+                let b = p as *const Packet as *const u8;
+                let mut off = 0;
+                while off < std::mem::size_of::<Packet>() {
+                    prefetch(b.wrapping_add(off));
+                    off += 64;
+                }
+            }
+        }
     }
     #[inline]
     pub fn get_mut(&mut self, i: u32) -> &mut Packet {
@@ -927,6 +956,14 @@ impl Network {
     #[inline(always)]
     pub fn port_at_mut(&mut self, i: usize) -> &mut Port {
         &mut self.ports[i]
+    }
+
+    /// Start loading the first line of the port at [`Network::port_index`] `i`.
+    #[inline(always)]
+    pub fn prefetch_port(&self, i: usize) {
+        if let Some(p) = self.ports.get(i) {
+            prefetch(p as *const Port as *const u8);
+        }
     }
 
     /// Port `port` of `node`.
