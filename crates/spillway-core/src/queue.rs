@@ -103,6 +103,13 @@ pub struct EventQueue<T: Copy> {
     far: BinaryHeap<Far<T>>,
     /// Slot of the earliest overflow event (u64::MAX when none), to skip peeking.
     far_slot: u64,
+    /// Prefetch the next slot's list ahead of the cursor, one node per pop
+    /// ([`Self::set_prefetch`]).
+    walk: bool,
+    /// The node of the next slot's list whose line was last requested (NIL: none).
+    /// Only a hint: if the node has been reused since, the walk prefetches lines
+    /// nobody needs, and the next cursor move restarts it.
+    walk_at: u32,
 }
 
 impl<T: Copy> Default for EventQueue<T> {
@@ -134,6 +141,8 @@ impl<T: Copy> EventQueue<T> {
             free: NIL,
             far: BinaryHeap::new(),
             far_slot: u64::MAX,
+            walk: false,
+            walk_at: NIL,
         }
     }
 
@@ -223,9 +232,32 @@ impl<T: Copy> EventQueue<T> {
         self.cur.last().map(|x| &x.1)
     }
 
+    /// Prefetch ahead of the cursor: when it moves, the next occupied slot's first node,
+    /// then one more node of that slot's list at every pop. A slot's list is a chain of
+    /// nodes pushed microseconds apart, each found only through the one before it: on
+    /// large networks, where they have left the caches, walking it stalls once per node.
+    pub fn set_prefetch(&mut self, on: bool) {
+        self.walk = on;
+    }
+
+    #[inline(always)]
+    fn walk_step(&mut self) {
+        let at = self.walk_at;
+        if let Some(n) = self.pool.get(at as usize) {
+            let next = n.next;
+            self.walk_at = next;
+            if let Some(m) = self.pool.get(next as usize) {
+                crate::network::prefetch(m as *const Node<T> as *const u8);
+            }
+        }
+    }
+
     /// Pops the earliest event (the first pushed among equal times).
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, T)> {
+        if self.walk {
+            self.walk_step();
+        }
         if let Some(it) = self.cur.pop() {
             self.len -= 1;
             return Some(it);
@@ -265,6 +297,17 @@ impl<T: Copy> EventQueue<T> {
             *self.occupied.get_unchecked_mut(i / 64) &= !(1 << (i % 64));
         }
         let at = std::mem::replace(unsafe { self.head.get_unchecked_mut(i) }, NIL);
+        if self.walk {
+            let next = self.next_occupied();
+            self.walk_at = if next == u64::MAX {
+                NIL
+            } else {
+                self.head[(next & self.mask) as usize]
+            };
+            if let Some(m) = self.pool.get(self.walk_at as usize) {
+                crate::network::prefetch(m as *const Node<T> as *const u8);
+            }
+        }
         let n = self.take_node(at);
         if n.next == NIL {
             // A slot of one event (the common case): no trip through `cur`.
@@ -364,6 +407,8 @@ mod tests {
             } else {
                 EventQueue::with_geometry(10, 6)
             };
+            // The prefetching walk only reads: the order must not change.
+            q.set_prefetch(seed % 4 < 2);
             let mut h = BinaryHeap::new();
             let mut seq = 0u64;
             let mut now = 0;

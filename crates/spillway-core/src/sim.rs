@@ -443,9 +443,11 @@ impl Sim {
             .collect();
         let (shift, slots_log2) = queue_geometry(&sc.topology, hosts, &net);
         let prefetch = std::mem::size_of_val(net.all_ports()) > PREFETCH_ABOVE_BYTES;
+        let mut heap = EventQueue::with_geometry(shift, slots_log2);
+        heap.set_prefetch(prefetch);
         let mut sim = Sim {
             now: 0,
-            heap: EventQueue::with_geometry(shift, slots_log2),
+            heap,
             net,
             pkts: Arena::default(),
             flows: Vec::new(),
