@@ -240,6 +240,12 @@ impl<T: Copy> EventQueue<T> {
         self.walk = on;
     }
 
+    /// Whether [`Self::set_prefetch`] turned prefetching on.
+    #[inline(always)]
+    pub fn prefetching(&self) -> bool {
+        self.walk
+    }
+
     #[inline(always)]
     fn walk_step(&mut self) {
         let at = self.walk_at;

@@ -315,9 +315,6 @@ pub struct Sim {
     data_class: u8,
     ack_class: u8,
     forwarding: Forwarding,
-    /// Prefetch for the next event ([`Sim::prefetch_for`]): on when the ports alone
-    /// outgrow [`PREFETCH_ABOVE_BYTES`].
-    prefetch: bool,
     overflow: Overflow,
     transport: TransportKind,
     priority: PriorityMode,
@@ -442,9 +439,9 @@ impl Sim {
             .map(|s| Rng::new(sc.run.seed, component::SWITCH_BASE + s as u64))
             .collect();
         let (shift, slots_log2) = queue_geometry(&sc.topology, hosts, &net);
-        let prefetch = std::mem::size_of_val(net.all_ports()) > PREFETCH_ABOVE_BYTES;
         let mut heap = EventQueue::with_geometry(shift, slots_log2);
-        heap.set_prefetch(prefetch);
+        // One switch for both prefetches, the calendar's and `Sim::prefetch_for`.
+        heap.set_prefetch(std::mem::size_of_val(net.all_ports()) > PREFETCH_ABOVE_BYTES);
         let mut sim = Sim {
             now: 0,
             heap,
@@ -461,7 +458,6 @@ impl Sim {
             data_class: t.data_class,
             ack_class: t.ack_class,
             forwarding: sc.switch.forwarding,
-            prefetch,
             overflow: sc.switch.overflow,
             transport: t.kind,
             priority: t.priority,
@@ -552,7 +548,7 @@ impl Sim {
             }
             self.now = time;
             self.counters.events += 1;
-            if self.prefetch {
+            if self.heap.prefetching() {
                 if let Some(&next) = self.heap.peek_near() {
                     self.prefetch_for(next);
                 }
