@@ -3,7 +3,8 @@
 //! `arbiter-prof perm SAMPLES`. `arbiter-prof hash LOAD BATCHES` prints hashes of every
 //! grant of a greedy max-min run (slot by slot in grant order, and per batch sorted): two builds
 //! allocate identically if they print the same. `arbiter-prof drain LOAD BATCHES WIDTH`
-//! prints the share of a batch's grants made in the drain (the pipeline's serial part).
+//! prints the share of a batch's grants made in the drain (the pipeline's serial part);
+//! `arbiter-prof pipe LOAD BATCHES WIDTH` times the 2-stage pipeline as the benchmark does.
 
 use spillway_arbiter::bench::{self, Sizes};
 use spillway_arbiter::{Arbiter, Batch, Fabric, Mode, Pipeline, Policy};
@@ -120,7 +121,15 @@ fn main() {
             num(2, 200.0) as u64,
             args.get(3).map(String::as_str).unwrap_or(""),
         ),
+        "pipe" => {
+            let (load, batches, width) = (num(1, 0.9), num(2, 2000.0) as u64, num(3, 8.0) as u32);
+            let r = bench::alloc_pipeline(256, load, 2, width, 100, batches, 1);
+            println!(
+                "{:.3} us/ts wall, serial {:.3}, {:.0} Gbit/s per core",
+                r.us_per_timeslot, r.serial_us_per_timeslot, r.gbps_per_core
+            );
+        }
         "drain" => drain_share(num(1, 0.3), num(2, 400.0) as u64, num(3, 64.0) as u32),
-        _ => eprintln!("usage: arbiter-prof alloc LOAD BATCHES | perm SAMPLES | hash LOAD BATCHES [iter|racks|pipe] | drain LOAD BATCHES WIDTH"),
+        _ => eprintln!("usage: arbiter-prof alloc LOAD BATCHES | perm SAMPLES | hash LOAD BATCHES [iter|racks|pipe] | drain LOAD BATCHES WIDTH | pipe LOAD BATCHES WIDTH"),
     }
 }
