@@ -4,7 +4,8 @@
 //! grant of a greedy max-min run (slot by slot in grant order, and per batch sorted): two builds
 //! allocate identically if they print the same. `arbiter-prof drain LOAD BATCHES WIDTH`
 //! prints the share of a batch's grants made in the drain (the pipeline's serial part);
-//! `arbiter-prof pipe LOAD BATCHES WIDTH` times the 2-stage pipeline as the benchmark does.
+//! `arbiter-prof pipe LOAD BATCHES WIDTH` times the 2-stage pipeline as the benchmark does;
+//! `arbiter-prof permhash SAMPLES` hashes the paths chosen for `perm`'s permutations.
 
 use spillway_arbiter::bench::{self, Sizes};
 use spillway_arbiter::{Arbiter, Batch, Fabric, Mode, Pipeline, Policy};
@@ -121,6 +122,35 @@ fn main() {
             num(2, 200.0) as u64,
             args.get(3).map(String::as_str).unwrap_or(""),
         ),
+        "permhash" => {
+            // Every path chosen for SAMPLES random permutations (as `perm` draws them),
+            // hashed: two builds choose identically if they print the same.
+            let rack_of: Vec<u32> = (0..512).map(|e| e / 32).collect();
+            let mut sel = spillway_arbiter::TwoTier::new(
+                rack_of,
+                spillway_arbiter::VirtualCores::new(&[8; 4]),
+            )
+            .expect("16 racks");
+            let mut rng = bench::Rng::new(3);
+            let mut perm: Vec<u32> = (0..512).collect();
+            let (mut flows, mut out) = (Vec::new(), Vec::new());
+            let mut h = 0xcbf2_9ce4_8422_2325u64;
+            for _ in 0..num(1, 2000.0) as usize {
+                for i in (1..512).rev() {
+                    perm.swap(i, rng.below(i as u64 + 1) as usize);
+                }
+                flows.clear();
+                flows.extend((0..512u32).map(|s| spillway_arbiter::Flow {
+                    src: s,
+                    dst: perm[s as usize],
+                }));
+                sel.select(&flows, &mut out).expect("non-blocking");
+                for o in &out {
+                    fnv(&mut h, o.map_or(u64::MAX, u64::from));
+                }
+            }
+            println!("paths {h:016x}");
+        }
         "pipe" => {
             let (load, batches, width) = (num(1, 0.9), num(2, 2000.0) as u64, num(3, 8.0) as u32);
             let r = bench::alloc_pipeline(256, load, 2, width, 100, batches, 1);
@@ -130,6 +160,6 @@ fn main() {
             );
         }
         "drain" => drain_share(num(1, 0.3), num(2, 400.0) as u64, num(3, 64.0) as u32),
-        _ => eprintln!("usage: arbiter-prof alloc LOAD BATCHES | perm SAMPLES | hash LOAD BATCHES [iter|racks|pipe] | drain LOAD BATCHES WIDTH | pipe LOAD BATCHES WIDTH"),
+        _ => eprintln!("usage: arbiter-prof alloc LOAD BATCHES | perm SAMPLES | hash LOAD BATCHES [iter|racks|pipe] | drain LOAD BATCHES WIDTH | pipe LOAD BATCHES WIDTH | permhash SAMPLES"),
     }
 }
