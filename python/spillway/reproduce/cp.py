@@ -678,7 +678,11 @@ def _ooo(quick: bool) -> Figure:
               "receive window does not raise the mean (780 Mbps over 4 seeds). Clocks within "
               "±100 ppm (`topology.clock_ppm`) leave this figure within its seed-to-seed "
               "spread: CP-inf at P = 0.5 got 82% of the line with exact clocks, 80% with "
-              "one clock per node, 85% in a trial with one clock per port.",
+              "one clock per node, 85% in a trial with one clock per port. More receive-side "
+              "timing noise does not close the gap either: at P = 0.5 (6 seeds, 2 s, "
+              "`examples/cp/ooo.toml`) S1 got 372 Mbps with `host.rx_jitter = 0`, 746 with "
+              "10 us (the setting here), 776 with 30 us and 775 with 100 us: 79-82% of the "
+              "line, where the square-root law predicts 83%.",
         paper=["§6.3: TCP or CP with three duplicate ACKs falls from 825 Mbps to about 600 "
                "Mbps as more packets take path A; with no threshold TCP responds slowly and "
                "times out (200 ms worse than 10 ms), approaching the theory as P grows; "
