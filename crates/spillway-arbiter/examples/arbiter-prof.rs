@@ -125,25 +125,12 @@ fn main() {
         "permhash" => {
             // Every path chosen for SAMPLES random permutations (as `perm` draws them),
             // hashed: two builds choose identically if they print the same.
-            let rack_of: Vec<u32> = (0..512).map(|e| e / 32).collect();
-            let mut sel = spillway_arbiter::TwoTier::new(
-                rack_of,
-                spillway_arbiter::VirtualCores::new(&[8; 4]),
-            )
-            .expect("16 racks");
-            let mut rng = bench::Rng::new(3);
-            let mut perm: Vec<u32> = (0..512).collect();
+            let mut sel = bench::pathsel_512();
+            let mut perms = bench::Permutations::new(3);
             let (mut flows, mut out) = (Vec::new(), Vec::new());
             let mut h = 0xcbf2_9ce4_8422_2325u64;
             for _ in 0..num(1, 2000.0) as usize {
-                for i in (1..512).rev() {
-                    perm.swap(i, rng.below(i as u64 + 1) as usize);
-                }
-                flows.clear();
-                flows.extend((0..512u32).map(|s| spillway_arbiter::Flow {
-                    src: s,
-                    dst: perm[s as usize],
-                }));
+                perms.next(&mut flows);
                 sel.select(&flows, &mut out).expect("non-blocking");
                 for o in &out {
                     fnv(&mut h, o.map_or(u64::MAX, u64::from));

@@ -336,25 +336,49 @@ fn median_p99(v: &mut [f64]) -> (f64, f64) {
     (at(0.5), at(0.99))
 }
 
-/// Path selection on full random permutations of 16 racks x 32 endpoints, 4 cores at 8x
-/// the endpoint rate (32 virtual cores).
-pub fn pathsel_permutations(samples: usize, seed: u64) -> (f64, f64) {
+/// The path-selection benchmark's network: 16 racks x 32 endpoints, 4 cores at 8x the
+/// endpoint rate (32 virtual cores).
+pub fn pathsel_512() -> TwoTier {
     let rack_of: Vec<u32> = (0..512).map(|e| e / 32).collect();
-    let mut sel = TwoTier::new(rack_of, VirtualCores::new(&[8; 4])).expect("16 racks");
-    let mut rng = Rng::new(seed);
-    let mut perm: Vec<u32> = (0..512).collect();
-    let mut flows = Vec::with_capacity(512);
-    let mut out = Vec::with_capacity(512);
-    let mut times = Vec::with_capacity(samples);
-    for _ in 0..samples {
+    TwoTier::new(rack_of, VirtualCores::new(&[8; 4])).expect("16 racks")
+}
+
+/// Random full permutations of `pathsel_512`'s endpoints, as matchings listed by source:
+/// each `next` reshuffles the permutation in place (Fisher-Yates) and rewrites `flows`.
+pub struct Permutations {
+    rng: Rng,
+    perm: Vec<u32>,
+}
+
+impl Permutations {
+    pub fn new(seed: u64) -> Self {
+        Permutations {
+            rng: Rng::new(seed),
+            perm: (0..512).collect(),
+        }
+    }
+
+    pub fn next(&mut self, flows: &mut Vec<Flow>) {
         for i in (1..512).rev() {
-            perm.swap(i, rng.below(i as u64 + 1) as usize);
+            self.perm.swap(i, self.rng.below(i as u64 + 1) as usize);
         }
         flows.clear();
         flows.extend((0..512u32).map(|s| Flow {
             src: s,
-            dst: perm[s as usize],
+            dst: self.perm[s as usize],
         }));
+    }
+}
+
+/// Path selection on full random permutations of [`pathsel_512`]'s network.
+pub fn pathsel_permutations(samples: usize, seed: u64) -> (f64, f64) {
+    let mut sel = pathsel_512();
+    let mut perms = Permutations::new(seed);
+    let mut flows = Vec::with_capacity(512);
+    let mut out = Vec::with_capacity(512);
+    let mut times = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        perms.next(&mut flows);
         let t = Instant::now();
         sel.select(&flows, &mut out).expect("non-blocking");
         times.push(t.elapsed().as_secs_f64() * 1e6);
@@ -367,7 +391,6 @@ pub fn pathsel_permutations(samples: usize, seed: u64) -> (f64, f64) {
 pub fn pathsel_allocator(load: f64, timeslots: u64, seed: u64) -> (f64, f64) {
     let n = 512u32;
     let width = 64u32;
-    let rack_of: Vec<u32> = (0..n).map(|e| e / 32).collect();
     let fabric = Fabric::full_bisection(n as usize);
     let batches = timeslots / width as u64;
     let warm = 20;
@@ -380,7 +403,7 @@ pub fn pathsel_allocator(load: f64, timeslots: u64, seed: u64) -> (f64, f64) {
         seed,
     );
     let mut arb = Arbiter::new(&fabric, Policy::MaxMin, Mode::Greedy, width);
-    let mut sel = TwoTier::new(rack_of, VirtualCores::new(&[8; 4])).expect("16 racks");
+    let mut sel = pathsel_512();
     let (mut out, mut paths) = (Batch::new(), Vec::new());
     let mut by_slot: Vec<Vec<Flow>> = (0..width).map(|_| Vec::new()).collect();
     let mut times = Vec::new();
