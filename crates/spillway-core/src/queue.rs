@@ -248,13 +248,17 @@ impl<T: Copy> EventQueue<T> {
 
     #[inline(always)]
     fn walk_step(&mut self) {
-        let at = self.walk_at;
-        if let Some(n) = self.pool.get(at as usize) {
-            let next = n.next;
-            self.walk_at = next;
-            if let Some(m) = self.pool.get(next as usize) {
-                crate::network::prefetch(m as *const Node<T> as *const u8);
-            }
+        if let Some(n) = self.pool.get(self.walk_at as usize) {
+            self.walk_at = n.next;
+            self.prefetch_node(self.walk_at);
+        }
+    }
+
+    /// Start loading pool node `at` (nothing for NIL).
+    #[inline(always)]
+    fn prefetch_node(&self, at: u32) {
+        if let Some(m) = self.pool.get(at as usize) {
+            crate::network::prefetch(m as *const Node<T> as *const u8);
         }
     }
 
@@ -310,9 +314,7 @@ impl<T: Copy> EventQueue<T> {
             } else {
                 self.head[(next & self.mask) as usize]
             };
-            if let Some(m) = self.pool.get(self.walk_at as usize) {
-                crate::network::prefetch(m as *const Node<T> as *const u8);
-            }
+            self.prefetch_node(self.walk_at);
         }
         let n = self.take_node(at);
         if n.next == NIL {
