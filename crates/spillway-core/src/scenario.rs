@@ -241,6 +241,8 @@ pub const KEYS: &[KeyDef] = &[
         "Delayed ACK: acknowledge every second full segment or after this time; `off` acknowledges every segment."),
     key!("transport.max_reordering", Ty::IntOrOff, "off", &[],
          "Linux's reordering adaptation (tcp_update_reordering): when a segment never retransmitted is acknowledged or SACKed below the highest SACKed one, the duplicate-ACK threshold rises to that distance in segments, up to this bound (Linux 2.6.38, the CP testbed's kernel: 127). `off`: the threshold stays `dupack_threshold`."),
+    key!("transport.tso_defer", Ty::TimeOrOff, "off", &[],
+         "Linux's TSO deferral (tcp_tso_should_defer, Linux 2.6.38 with a segmentation-offloading NIC): while nothing is SACKed, lost or being retransmitted, new data waits until a third of min(cwnd, rwnd), or 64 KB, or all that is left can go at once, so it leaves in bursts; a deferral ends early when the previous one is this long ago (two jiffies: 2ms at HZ = 1000). `off`: a segment goes whenever the window opens."),
     key!("transport.lost_retransmit", Ty::Bool, "true", &[],
         "Resend a retransmission as soon as data sent after it is SACKed (`dupack_threshold` \
          transmissions later), as Linux does (tcp_mark_lost_retrans, RACK); `false`: RFC 6675 alone, \
@@ -467,6 +469,7 @@ pub struct TransportSpec {
     pub rto_max: Ps,
     pub dupack_threshold: Option<u32>,
     pub max_reordering: Option<u32>,
+    pub tso_defer: Option<Ps>,
     pub delayed_ack: Option<Ps>,
     pub lost_retransmit: bool,
     pub data_class: u8,
@@ -930,6 +933,7 @@ fn read_transport(r: &mut Reader, topo: &TopologySpec) -> Result<TransportSpec, 
         max_reordering: r
             .opt_uint("transport.max_reordering", 1)?
             .map(|v| v.min(u32::MAX as u64) as u32),
+        tso_defer: r.opt_time("transport.tso_defer")?,
         delayed_ack: r.opt_time("transport.delayed_ack")?,
         lost_retransmit: r.bool("transport.lost_retransmit")?,
         data_class: r.uint("transport.data_class", 0, 7)? as u8,

@@ -414,6 +414,7 @@ impl Sim {
             ooo_option: t.ooo_option,
             rearm_rto: t.rearm_rto,
             max_reordering: t.max_reordering,
+            tso_defer: t.tso_defer,
             notify: match t.kind {
                 TransportKind::Tcp | TransportKind::Cubic | TransportKind::Dctcp => NotifyMode::Tcp,
                 TransportKind::PFabric => NotifyMode::Probe,

@@ -537,10 +537,11 @@ def ooo_theory(p: float) -> float:
 
 def ooo_aimd(p: float) -> float:
     """The multipath flow's goodput if both flows follow AIMD's square-root law (Mathis et
-    al.: rate ∝ 1/√(loss rate) at equal RTTs). Only path B loses, so S1's loss rate per
-    packet is (1 − P) times S2's, its rate 1/√(1 − P) times S2's, and its path-B share
+    al.: rate ∝ 1/√(loss rate) at equal RTTs) with S1 as one flow whose loss rate per
+    packet is (1 − P) times S2's: its rate is 1/√(1 − P) times S2's and its path-B share
     √(1 − P) times S2's rate; the two fill B: S1 = G / ((1 + √(1 − P))·√(1 − P)), at most
-    G. Footnote 11's theory instead gives S1's path-B share an equal half of B."""
+    G. Footnote 11's theory instead gives S1's path-B share an equal half of B. A
+    yardstick: the figure's notes say why its premise is not the simulated mechanism."""
     r = (1 - p) ** 0.5
     return min(LINE_GOODPUT_MBPS, LINE_GOODPUT_MBPS / ((1 + r) * r))
 
@@ -566,6 +567,7 @@ def _ooo(quick: bool) -> Figure:
                "TCP-inf(200ms)": inf | {"transport.rto_min": "200ms"},
                "CP-3": cp_sw | dup3, "CP-inf": cp_sw | inf,
                "CP-inf(cubic)": cp_sw | inf | {"transport.kind": "cubic"},
+               "CP-inf(tso)": cp_sw | inf | {"transport.tso_defer": "2ms"},
                "DCTCP-3": DCTCP | dup3}
 
     def analyze(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
@@ -643,7 +645,10 @@ def _ooo(quick: bool) -> Figure:
               f"= min(G, G/2/(1−P)) with G = {LINE_GOODPUT_MBPS:.0f} Mbps, our line goodput "
               "(the paper's G = 910 Mbps). AIMD model = min(G, G/((1+√(1−P))·√(1−P))), "
               "what the square-root law gives (see notes). `(cubic)` = the same with "
-              "CUBIC's window (`transport.kind = \"cubic\"`), the testbed kernel's default.",
+              "CUBIC's window (`transport.kind = \"cubic\"`), the testbed kernel's default; "
+              "`(tso)` = the same with Linux's TSO deferral (`transport.tso_defer = "
+              "\"2ms\"`): a sender with nothing out of order sends new data only once a "
+              "third of its window can go at once.",
         sweep={"base_text": OOO_BASE, "seeds": seeds, "schemes": schemes,
                "set": {"run.duration": f"{int(duration * 1000)}ms"},
                "zip": {"label.p": ps, "switch.routes": [_ooo_routes(p) for p in ps]}},
@@ -655,24 +660,43 @@ def _ooo(quick: bool) -> Figure:
               "also acknowledges the path-A segments SACKed ahead of it, so S1 grows "
               "1/(1−P) times faster than S2 and takes more than half of path B: 112–123% of "
               "the theory at P = 0.1–0.4 (3 seeds, measured while building this figure). "
-              "With Linux's arithmetic S1 falls short of the line near P = 0.5, where it "
-              "meets G: S1's window also holds its path-A segments in flight (not yet "
-              "SACKed), so fewer of its segments sit on path B than S2's for the same "
-              "window, and since only path-B arrivals advance the cumulative ACK, it grows "
-              "more slowly too. A diagnostic run at P = 0.5 (4 seeds, 2 s, exact clocks) found "
-              "S1's time-averaged window 110 KB against S2's 125 KB, about as many recoveries "
-              "(18–23 vs 21–24), and 41% of path B; the share fell to 33% with a 512 KB "
-              "bottleneck (a longer path-B queue) and to 20% with no receive-side timing "
-              "noise (`host.rx_jitter = 0`, ACK clocks in phase). Footnote 11's half share "
-              "of path B assumes the sub-flow competes as a whole TCP flow would. "
-              "The square-root law says what it gets instead: at equal RTTs a flow's "
-              "rate goes as 1/√(its loss rate); only S1's path-B packets can be lost, so "
-              "its loss rate is (1 − P) times S2's, its rate 1/√(1 − P) times S2's, and "
-              "its path-B share √(1 − P) times S2's rate (71% at P = 0.5). That model, "
-              "fitted to nothing, predicts 97/94/91/87/83% of footnote 11's line at P = "
-              "0.1–0.5, and CP-inf tracks it (the `of_aimd` column). CUBIC, the testbed "
-              "kernel's default, behaves the same here: at these RTTs its TCP-friendly "
-              "estimate sets the pace, and the square-root law holds for it as well. The "
+              "What then decides S1's share of path B is how often a packet of each flow "
+              "is cut there. A SACK sender's window (RFC 6675's pipe) counts only data not "
+              "yet SACKed, and S1's path-A segments are SACKed within ~0.2 ms, so S1's "
+              "window holds mostly its path-B segments: if a path-B packet of S1 started a "
+              "recovery as often as a packet of S2, the two windows, and so the two flows' "
+              "rates over path B, would match, which is footnote 11's half share. A "
+              "diagnostic run of both senders (`examples/ooo_probe.rs` in spillway-core, "
+              "8 seeds, 2 s, the first 100 ms left out) counted them. At P = 0.2 they "
+              "match (recoveries per 1000 "
+              "path-B packets 0.27 for S1, 0.26 for S2; windows 108 and 110 KB on "
+              "average): S1 got 576 Mbps, 97% of the line. At P = 0.5 S1's path-B packets "
+              "are cut about 1.5 times as often (0.67 against 0.43 cuts, 0.31 against 0.20 "
+              "recoveries per 1000), its window averages 99 KB against 126, and it gets "
+              "758 Mbps, 80%. Its path-B packets are a random half of a smooth ACK-clocked "
+              "stream, so they arrive in clumps, and at a full tail-drop queue the clumps "
+              "are what overflow it; S2's arrivals are evenly spaced. That is tail drop's "
+              "bias against bursty arrivals, and it turns on timing well inside an RTT, "
+              "which footnote 11 leaves out. `CP-inf(tso)` shows how much it matters: "
+              "with Linux's TSO deferral (`transport.tso_defer`, the testbed kernel's "
+              "default with a segmentation-offloading NIC) a sender in the Open state "
+              "holds new data back until a third of its window can go at once. S2, never "
+              "out of order, then sends in bursts of a third of its window, while S1, "
+              "nearly always holding SACKed data, never defers, and the bias turns round: "
+              "at P = 0.5 the recovery rates per path-B packet are equal (0.13 and 0.14; "
+              "S1 906 Mbps, 95% of the line), at P = 0.2 S2's is about 1.6 times S1's (S1 733 "
+              "Mbps, 124%). So footnote 11's line lies between the two host models: "
+              "with a segment sent per ACK, CP with no threshold is within 15% of it at "
+              "every P but 0.5 (80%); with TSO deferral, at every P but 0.1–0.3 "
+              "(123–128%). The paper does not say how its hosts' NICs offload. "
+              "The AIMD model line (`ooo_aimd`) applies the square-root law to S1 as one "
+              "flow with every packet in its window and a loss rate (1 − P) times S2's; "
+              "CP-inf follows it within a few percent at every P (the `of_aimd` column), "
+              "but by the counts above its premise is not what happens (S1's window holds "
+              "few path-A packets, and its path-B packets are cut more often than S2's), "
+              "so it is kept as a yardstick, not an explanation. CUBIC, the testbed "
+              "kernel's default, behaves like NewReno here: at these RTTs its TCP-friendly "
+              "estimate sets the pace. The "
               "best single runs at P = 0.5 reach 848 Mbps, the receive window's bound: "
               "with path B's queue full, 256 KB outstanding over a ~2.5 ms RTT; an 8 MB "
               "receive window does not raise the mean (780 Mbps over 4 seeds). Clocks within "
@@ -682,7 +706,7 @@ def _ooo(quick: bool) -> Figure:
               "timing noise does not close the gap either: at P = 0.5 (6 seeds, 2 s, "
               "`examples/cp/ooo.toml`) S1 got 372 Mbps with `host.rx_jitter = 0`, 746 with "
               "10 us (the setting here), 776 with 30 us and 775 with 100 us: 79-82% of the "
-              "line, where the square-root law predicts 83%.",
+              "line.",
         paper=["§6.3: TCP or CP with three duplicate ACKs falls from 825 Mbps to about 600 "
                "Mbps as more packets take path A; with no threshold TCP responds slowly and "
                "times out (200 ms worse than 10 ms), approaching the theory as P grows; "

@@ -47,6 +47,10 @@ pub struct TcpConfig {
     /// Linux's reordering adaptation (`tcp_update_reordering`): raise `dupthresh` to the
     /// reordering seen, up to this many segments. `None`: the threshold stays fixed.
     pub max_reordering: Option<u32>,
+    /// Linux's TSO deferral (`tcp_tso_should_defer`): in the Open state, new data waits
+    /// until a third of the window (or 64 KB) can go at once, unless the last deferral
+    /// is this long ago (two jiffies). `None`: segments go as the window opens.
+    pub tso_defer: Option<Ps>,
 }
 
 /// A segment the sender wants on the wire.
@@ -112,6 +116,10 @@ pub struct TcpSender<C: CongestionControl> {
     rto_max: Ps,
     dupthresh: Option<u32>,
     max_reordering: Option<u32>,
+    /// `TcpConfig::tso_defer`, 0 for none (the struct stays small: one flow's state).
+    tso_defer: Ps,
+    /// When new data was last held back by `tso_defer`; `Ps::MAX`: it is not.
+    deferred_at: Ps,
     /// Lowest unacknowledged byte; always a segment boundary (or `size`).
     una: u64,
     /// `una` in segments: the scoreboard's first segment (kept, not divided out on
@@ -193,6 +201,8 @@ impl<C: CongestionControl> TcpSender<C> {
             rto_max: cfg.rto_max,
             dupthresh: cfg.dupthresh,
             max_reordering: cfg.max_reordering,
+            tso_defer: cfg.tso_defer.unwrap_or(0),
+            deferred_at: Ps::MAX,
             una: 0,
             una_k: 0,
             nxt: 0,
@@ -894,6 +904,8 @@ impl<C: CongestionControl> TcpSender<C> {
         if self.probing {
             return; // pFabric probe mode: nothing else until the probe is answered
         }
+        // New data is already going out in this call (TSO deferral decides once).
+        let mut sending = false;
         loop {
             if out.len() >= limit {
                 break;
@@ -928,6 +940,10 @@ impl<C: CongestionControl> TcpSender<C> {
                 if self.nxt + len > self.una + self.rwnd {
                     break;
                 }
+                if !sending && self.tso_defer != 0 && self.tso_should_defer(now) {
+                    break;
+                }
+                sending = true;
                 self.sb.push_back(0);
                 self.tx_count += 1;
                 self.sb_tx.push_back(self.tx_count);
@@ -943,9 +959,52 @@ impl<C: CongestionControl> TcpSender<C> {
         }
     }
 
+    /// Linux 2.6.38 `tcp_tso_should_defer` (tcp_tso_win_divisor = 3, 64 KB GSO): hold
+    /// new data back while less than a third of min(cwnd, rwnd) may be sent, so that
+    /// the NIC gets one large burst instead of a segment per ACK. Only in the Open state
+    /// (nothing SACKed, lost, or being retransmitted), never for the data that fits all
+    /// that is left (the FIN goes at once), and not if the last deferral was `tso_defer`
+    /// ago or more: Linux re-stamps it at every deferral, so only a pause in the ACKs of
+    /// two jiffies ends one.
+    fn tso_should_defer(&mut self, now: Ps) -> bool {
+        const GSO_MAX: u64 = 65_536;
+        let open = !self.in_recovery
+            && !self.fl.active()
+            && self.sacked == 0
+            && self.dupacks == 0
+            && self.retx_out == 0
+            && self.una >= self.recover;
+        let cong = self.w.cwnd.saturating_sub(self.flight());
+        let send = (self.una + self.rwnd).saturating_sub(self.nxt);
+        let limit = cong.min(send);
+        let stale = self.deferred_at != Ps::MAX && now - self.deferred_at >= self.tso_defer;
+        if !open
+            || stale
+            || limit >= GSO_MAX
+            || limit >= self.size - self.nxt
+            || limit >= self.w.cwnd.min(self.rwnd) / 3
+        {
+            self.deferred_at = Ps::MAX;
+            return false;
+        }
+        self.deferred_at = now;
+        true
+    }
+
     /// Bytes in flight (RFC 6675 pipe), for tests and metrics.
     pub fn pipe(&self) -> u64 {
         self.pipe
+    }
+
+    /// The congestion window, in bytes (diagnostics).
+    pub fn cwnd(&self) -> u64 {
+        self.w.cwnd
+    }
+
+    /// Sent and not yet cumulatively acknowledged, in bytes (what the receive window
+    /// limits).
+    pub fn outstanding(&self) -> u64 {
+        self.nxt - self.una
     }
 }
 
@@ -1189,7 +1248,104 @@ mod tests {
             notify: NotifyMode::Tcp,
             rearm_rto: false,
             max_reordering: None,
+            tso_defer: None,
         }
+    }
+
+    /// Linux's TSO deferral (tcp_tso_should_defer, win_divisor 3): with 30 segments of
+    /// window, ACKs that free one segment each send nothing until a third of the window
+    /// (10 segments) can go, which then leaves as one burst; without it, each ACK sends
+    /// a segment.
+    #[test]
+    fn tso_deferral_sends_a_third_of_the_window_at_once() {
+        let mut c = cfg();
+        c.init_cwnd = 30;
+        c.per_ack_increase = true;
+        let size = 1_000_000;
+        for defer in [None, Some(2_000_000)] {
+            c.tso_defer = defer;
+            let mut s = TcpSender::new(&c, size, NewReno::default());
+            let mut r = TcpReceiver::new(&c, size);
+            let mut out = Vec::new();
+            s.start(0, 100, &mut out);
+            assert_eq!(
+                out.len(),
+                30,
+                "the initial window fits the deferral's limit"
+            );
+            let first: Vec<SegOut> = std::mem::take(&mut out);
+            // In order, one ACK each (slow start is over: no growth to blur the count).
+            s.w.ssthresh = s.w.cwnd;
+            let mut bursts = Vec::new();
+            for (i, seg) in first.iter().enumerate() {
+                r.on_data(10 + i as u64, seg.seq, seg.len, 0, false, false);
+                s.on_ack(10 + i as u64, &r.make_ack(), 100, &mut out);
+                if !out.is_empty() {
+                    bursts.push(out.len());
+                    out.clear();
+                }
+            }
+            match defer {
+                // One per ACK (two once the window has grown by a segment).
+                None => assert!(bursts.len() == 30 && bursts.iter().all(|&b| b <= 2)),
+                // cwnd is 30 segments (one more after 30 ACKs at most): a burst goes
+                // once 10 are free.
+                Some(_) => {
+                    assert!(bursts.len() >= 2, "{bursts:?}");
+                    assert!(bursts.iter().all(|&b| b >= 10), "{bursts:?}");
+                }
+            }
+        }
+    }
+
+    /// The deferral is for the Open state only, ends when the ACKs pause for two
+    /// jiffies, and never holds back the end of the data.
+    #[test]
+    fn tso_deferral_stops_out_of_order_after_a_pause_and_at_the_tail() {
+        let mut c = cfg();
+        c.init_cwnd = 30;
+        c.dupthresh = None;
+        c.tso_defer = Some(2_000_000);
+        let size = 1_000_000;
+        let start = |c: &TcpConfig, size: u64| {
+            let mut s = TcpSender::new(c, size, NewReno::default());
+            let mut out = Vec::new();
+            s.start(0, 100, &mut out);
+            s.w.ssthresh = s.w.cwnd;
+            (s, out)
+        };
+        // Out of order: segment 0 is missing, so segment 1's ACK SACKs it (Disorder):
+        // the freed segment goes at once.
+        let (mut s, first) = start(&c, size);
+        let mut r = TcpReceiver::new(&c, size);
+        let mut out = Vec::new();
+        r.on_data(10, first[1].seq, first[1].len, 0, false, false);
+        s.on_ack(10, &r.make_ack(), 100, &mut out);
+        assert_eq!(out.len(), 1, "a SACK leaves the Open state");
+        // In order, the first ACK defers; one two jiffies later sends.
+        let (mut s, first) = start(&c, size);
+        let mut r = TcpReceiver::new(&c, size);
+        out.clear();
+        r.on_data(10, first[0].seq, first[0].len, 0, false, false);
+        s.on_ack(10, &r.make_ack(), 100, &mut out);
+        assert!(out.is_empty());
+        r.on_data(20, first[1].seq, first[1].len, 0, false, false);
+        s.on_ack(20, &r.make_ack(), 100, &mut out);
+        assert!(out.is_empty(), "ACKs 10 ps apart keep deferring");
+        r.on_data(2_000_020, first[2].seq, first[2].len, 0, false, false);
+        s.on_ack(2_000_020, &r.make_ack(), 100, &mut out);
+        assert_eq!(
+            out.len(),
+            3,
+            "an ACK two jiffies after the last deferral sends"
+        );
+        // The tail: 31 segments in all, so the one left after the initial window fits.
+        let (mut s, first) = start(&c, 31_000);
+        let mut r = TcpReceiver::new(&c, 31_000);
+        out.clear();
+        r.on_data(10, first[0].seq, first[0].len, 0, false, false);
+        s.on_ack(10, &r.make_ack(), 100, &mut out);
+        assert_eq!(out.len(), 1, "the last segment is not held back");
     }
 
     /// `window_closed` is what lets the host skip a poll: whenever it says so, a poll
