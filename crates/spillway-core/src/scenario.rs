@@ -199,6 +199,8 @@ pub const KEYS: &[KeyDef] = &[
         "Server processing model (FastLane §4.2.1): packets processed at once by a receiving host."),
     key!("host.rx_jitter", Ty::Time, "0us", &[],
          "Each packet a host receives waits an extra uniform random time in [0, jitter) before its transport sees it, never overtaking an earlier packet (interrupt and stack latency). Without it, ACK-clocked senders meeting at one tail-drop queue can lock in phase so that one of them loses every overflow (Floyd and Jacobson's phase effect), which real hosts' timing noise prevents. `0us`: none."),
+    key!("host.rx_coalesce", Ty::Time, "0us", &[],
+         "Receive interrupt moderation: a host's NIC interrupts at most once per this interval, and the packets that arrived since are handed to the transport together at the interrupt (the first packet after a quiet interval at once), so their ACKs leave back to back (e1000's default moderation allows up to 8000 interrupts/s: 125us). Applied before `rx_jitter`. `0us`: every packet at once."),
     key!("host.proc_time", Ty::Time, "0us", &[],
         "Processing time per received packet; `0us` turns the server model off. FastLane uses 5us with 16 in parallel."),
     key!("transport.kind", Ty::Choice(&["tcp", "cubic", "dctcp", "pfabric"]), "tcp", &[],
@@ -444,6 +446,7 @@ pub struct HostSpec {
     pub proc_parallel: u32,
     pub proc_time: Ps,
     pub rx_jitter: Ps,
+    pub rx_coalesce: Ps,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -614,6 +617,7 @@ impl Scenario {
             proc_parallel: r.uint("host.proc_parallel", 1, 1 << 20)? as u32,
             proc_time: r.time("host.proc_time")?,
             rx_jitter: r.time("host.rx_jitter")?,
+            rx_coalesce: r.time("host.rx_coalesce")?,
         };
         let transport = read_transport(&mut r, &topology)?;
         if transport.kind == TransportKind::Dctcp {

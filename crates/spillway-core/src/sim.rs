@@ -77,6 +77,8 @@ const _: () = assert!(std::mem::size_of::<Ev>() == 16);
 struct RxJitter {
     rng: Rng,
     last: Vec<Ps>,
+    /// `host.rx_coalesce`: per host, the time of its latest interrupt (`Ps::MAX`: none yet).
+    irq: Vec<Ps>,
 }
 
 struct Flow {
@@ -328,6 +330,7 @@ pub struct Sim {
     switch_rng: Vec<Rng>,
     rx_jitter: Ps,
     rx_jitter_state: RxJitter,
+    rx_coalesce: Ps,
     proc_time: Ps,
     proc_parallel: u32,
     nic_limit: u32,
@@ -473,7 +476,9 @@ impl Sim {
             rx_jitter_state: RxJitter {
                 rng: Rng::new(sc.run.seed, component::RX_JITTER),
                 last: vec![0; hosts as usize],
+                irq: vec![Ps::MAX; hosts as usize],
             },
+            rx_coalesce: sc.host.rx_coalesce,
             proc_time: sc.host.proc_time,
             proc_parallel: sc.host.proc_parallel,
             nic_limit: sc
@@ -945,9 +950,24 @@ impl Sim {
             if self.pkts.hot(pkt).kind == PktKind::Probe {
                 // The NIC echoes probes at once, past any server delay (FastLane §4.2.2).
                 self.echo_probe(pkt);
-            } else if self.rx_jitter > 0 {
+            } else if self.rx_jitter > 0 || self.rx_coalesce > 0 {
                 let rx = &mut self.rx_jitter_state;
-                let t = (self.now + rx.rng.below(self.rx_jitter)).max(rx.last[node as usize]);
+                let mut t = self.now;
+                if self.rx_coalesce > 0 {
+                    // Interrupt moderation: at most one interrupt per interval; a packet
+                    // waits for the pending one, or for the next the interval allows.
+                    let irq = &mut rx.irq[node as usize];
+                    if *irq == Ps::MAX || t >= *irq + self.rx_coalesce {
+                        *irq = t;
+                    } else if t > *irq {
+                        *irq += self.rx_coalesce;
+                    }
+                    t = *irq;
+                }
+                if self.rx_jitter > 0 {
+                    t += rx.rng.below(self.rx_jitter);
+                }
+                let t = t.max(rx.last[node as usize]);
                 rx.last[node as usize] = t;
                 self.push(t, Ev::HostRx { host: node, pkt });
             } else {

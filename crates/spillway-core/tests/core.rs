@@ -66,6 +66,33 @@ fn lone_flow_matches_the_closed_form() {
     assert_eq!(r.flows.retransmits[0], 0);
 }
 
+/// Interrupt moderation (`host.rx_coalesce`): a packet reaching a quiet host goes up at
+/// once, and those arriving within the interval wait for the next interrupt together. A
+/// flow of three full segments sent back to back: the first is delivered on arrival, the
+/// second and third (arriving one and two serialization times later) at the first's
+/// arrival plus the interval, so the flow ends the interval less two serialization times
+/// later than without moderation. The ACKs reach a sender that is quiet again.
+#[test]
+fn receive_coalescing_batches_packets_to_the_next_interrupt() {
+    let size = ["workload.flows=[{ src = 0, dst = 1, size = \"4380B\" }]"];
+    let plain = run(LONE_FLOW, &size);
+    let with: Vec<&str> = size
+        .iter()
+        .copied()
+        .chain(["host.rx_coalesce=100us"])
+        .collect();
+    let moderated = run(LONE_FLOW, &with);
+    let s_full = serialization_ps(1460 + 40 + 38, 10_000_000_000);
+    assert_eq!(
+        moderated.flows.fct_ps[0] - plain.flows.fct_ps[0],
+        100_000_000 - 2 * s_full
+    );
+    assert_eq!(
+        moderated.flows.retransmits[0] + plain.flows.retransmits[0],
+        0
+    );
+}
+
 #[test]
 fn long_lived_flow_reaches_line_rate_through_a_bottleneck() {
     // Dumbbell: 10G hosts, 1G bottleneck between the switches with a 128 KB buffer.
