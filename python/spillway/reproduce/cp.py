@@ -555,7 +555,7 @@ def _ooo_routes(p: float) -> list[dict[str, Any]]:
 
 def _ooo(quick: bool) -> Figure:
     duration = 0.5 if quick else 2.0
-    ps = [0.0, 0.2, 0.4] if quick else [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7]
+    ps = [0.0, 0.2, 0.4] if quick else [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
     # One run's goodput swings by +-15% (a whole-window cut on path B lands early or
     # late), so even the quick sweep averages seeds.
     seeds = 3 if quick else 8
@@ -603,28 +603,43 @@ def _ooo(quick: bool) -> Figure:
                              "`ooo_aimd`) at every P", all(abs(x - 1) <= 0.10 for x in r),
                              ", ".join(f"P={p:g}: {x:.0%}"
                                        for p, x in zip(ps, r, strict=True))))
-        mid = [p for p in ps if 0 < p <= 0.5]
-        r = [by.loc[("TCP-3", p), "of_theory"] for p in mid]
+        both = [p for p in ps if p > 0]
+        # §6.3 gives its figures for TCP with three duplicate ACKs "even though most
+        # packets pass through the non-congested Path A": P of 0.5 and more.
+        most_a = [p for p in ps if p >= 0.5]
+        if most_a:
+            r = [by.loc[("CP-inf(tso)", p), "of_theory"] for p in ps]
+            v.append(Verdict("CP with no threshold and Linux's TSO deferral stays within 15% "
+                             "of the theory line at every P with most packets on path A "
+                             "(P >= 0.5)",
+                             all(abs(x - 1) <= 0.15 for p, x in zip(ps, r, strict=True)
+                                 if p >= 0.5),
+                             ", ".join(f"P={p:g}: {x:.0%}"
+                                       for p, x in zip(ps, r, strict=True))))
+        r = [by.loc[("TCP-3", p), "of_theory"] for p in both]
         v.append(Verdict("TCP with threshold 3 falls well below the theory line once packets "
                          "take both paths", all(x < 0.7 for x in r),
-                         ", ".join(f"P={p:g}: {x:.0%}" for p, x in zip(mid, r, strict=True))))
-        g = [by.loc[("TCP-3(linux)", p), "goodput_mbps"] for p in mid]
-        v.append(Verdict("TCP with threshold 3 and Linux's reordering adaptation keeps about "
-                         "600–825 Mbps (paper: 825 falling to ~600)",
-                         min(g) >= 480 and max(g) <= 990,
-                         ", ".join(f"P={p:g}: {x:.0f}" for p, x in zip(mid, g, strict=True))
-                         + " Mbps; a fixed threshold of 3 gets "
-                         + ", ".join(f"{by.loc[('TCP-3', p), 'goodput_mbps']:.0f}"
-                                     for p in mid)))
-        v.append(Verdict("TCP with threshold 3 and the adaptation loses goodput as more packets "
-                         "take path A (paper: 825 to ~600 Mbps)",
-                         g[-1] < g[0], f"{g[0]:.0f} Mbps at P={mid[0]:g}, {g[-1]:.0f} at "
-                                       f"P={mid[-1]:g}"))
-        a, b = (sum(by.loc[(s, p), "goodput_mbps"] for p in mid) / len(mid)
+                         ", ".join(f"P={p:g}: {x:.0%}" for p, x in zip(both, r, strict=True))))
+        if most_a:
+            g = [by.loc[("TCP-3(linux)", p), "goodput_mbps"] for p in most_a]
+            v.append(Verdict("TCP with threshold 3 and Linux's reordering adaptation keeps "
+                             "about 600–825 Mbps with most packets on path A (paper: 825 "
+                             "falling to ~600)",
+                             min(g) >= 480 and max(g) <= 990,
+                             ", ".join(f"P={p:g}: {x:.0f}"
+                                       for p, x in zip(most_a, g, strict=True))
+                             + " Mbps; a fixed threshold of 3 gets "
+                             + ", ".join(f"{by.loc[('TCP-3', p), 'goodput_mbps']:.0f}"
+                                         for p in most_a)))
+            v.append(Verdict("TCP with threshold 3 and the adaptation loses goodput as more "
+                             "packets take path A (paper: 825 to ~600 Mbps)",
+                             g[-1] < g[0], f"{g[0]:.0f} Mbps at P={most_a[0]:g}, {g[-1]:.0f} "
+                                           f"at P={most_a[-1]:g}"))
+        a, b = (sum(by.loc[(s, p), "goodput_mbps"] for p in both) / len(both)
                 for s in ("TCP-inf", "TCP-inf(200ms)"))
         v.append(Verdict("TCP with no threshold and RTOmin 200 ms gets less than with 10 ms",
-                         b < a, f"mean {b:.0f} vs {a:.0f} Mbps over P in {mid}"))
-        r = [by.loc[("DCTCP-3", p), "of_theory"] for p in mid]
+                         b < a, f"mean {b:.0f} vs {a:.0f} Mbps over P in {both}"))
+        r = [by.loc[("DCTCP-3", p), "of_theory"] for p in both]
         v.append(Verdict("DCTCP stays below the theory line", all(x < 1 for x in r),
                          ", ".join(f"{x:.0%}" for x in r)))
         return t, imgs, v
@@ -693,7 +708,14 @@ def _ooo(quick: bool) -> Figure:
               "host's ACKs in batches, leaves the bias where it was: S1 got 748 and 726 "
               "Mbps at P = 0.5, its path-B packets still starting recoveries ~1.5 times as "
               "often as S2's; with TSO deferral too, 859 Mbps (90%) at P = 0.5 and 716 "
-              "(121%) at P = 0.2 (8 seeds each). "
+              "(121%) at P = 0.2 (8 seeds each). The sweep runs P from 0 to 0.9: footnote "
+              "11's formula reaches the line at P = 0.5, while §6.3 places its figures for "
+              "three duplicate ACKs where 'most packets pass through the non-congested "
+              "Path A', so the paper's axis may lie above 0.5. There (2026-11-24 run) CP "
+              "with no threshold rises from 80% of the line at P = 0.5 to 89, 92, 96 and "
+              "98% at 0.6-0.9, 95-100% with TSO deferral, and TCP with three duplicate "
+              "ACKs and Linux's adaptation goes 741, 808, 815, 638, 380 Mbps: the fall the "
+              "paper describes (825 to ~600), past P = 0.7, and deeper at 0.9. "
               "The AIMD model line (`ooo_aimd`) applies the square-root law to S1 as one "
               "flow with every packet in its window and a loss rate (1 − P) times S2's; "
               "CP-inf follows it within a few percent at every P (the `of_aimd` column), "
