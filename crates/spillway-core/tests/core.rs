@@ -71,7 +71,9 @@ fn lone_flow_matches_the_closed_form() {
 /// flow of three full segments sent back to back: the first is delivered on arrival, the
 /// second and third (arriving one and two serialization times later) at the first's
 /// arrival plus the interval, so the flow ends the interval less two serialization times
-/// later than without moderation. The ACKs reach a sender that is quiet again.
+/// later than without moderation. At the sender the first two ACKs go up at once (the
+/// second a whole interval after the first) and the third, 67 ns behind the second, waits
+/// for the next interrupt: the run ends two intervals after the first ACK's arrival.
 #[test]
 fn receive_coalescing_batches_packets_to_the_next_interrupt() {
     let size = ["workload.flows=[{ src = 0, dst = 1, size = \"4380B\" }]"];
@@ -91,6 +93,10 @@ fn receive_coalescing_batches_packets_to_the_next_interrupt() {
         moderated.flows.retransmits[0] + plain.flows.retransmits[0],
         0
     );
+    // The first ACK reaches the sender after the first segment's two hops and its own.
+    let s_ack = serialization_ps(wire_bytes(40, 38) as u64, 10_000_000_000);
+    let first_ack = 2 * s_full + 2 * s_ack + 4 * 1_000_000;
+    assert_eq!(moderated.sim.now(), first_ack + 2 * 100_000_000);
 }
 
 #[test]

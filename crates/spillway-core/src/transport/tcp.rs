@@ -120,6 +120,12 @@ pub struct TcpSender<C: CongestionControl> {
     tso_defer: Ps,
     /// When new data was last held back by `tso_defer`; `Ps::MAX`: it is not.
     deferred_at: Ps,
+    /// `tso_defer`: new data below this byte belongs to a burst already decided on, so
+    /// it goes without a new decision when the host's NIC budget split the burst.
+    burst_end: u64,
+    /// In [`TcpSender::poll`]: a host's poll does not re-stamp a deferral (Linux decides
+    /// in tcp_write_xmit, on ACKs, not on NIC completions).
+    polling: bool,
     /// Lowest unacknowledged byte; always a segment boundary (or `size`).
     una: u64,
     /// `una` in segments: the scoreboard's first segment (kept, not divided out on
@@ -203,6 +209,8 @@ impl<C: CongestionControl> TcpSender<C> {
             max_reordering: cfg.max_reordering,
             tso_defer: cfg.tso_defer.unwrap_or(0),
             deferred_at: Ps::MAX,
+            burst_end: 0,
+            polling: false,
             una: 0,
             una_k: 0,
             nxt: 0,
@@ -419,7 +427,9 @@ impl<C: CongestionControl> TcpSender<C> {
 
     /// Sends what the window allows, up to `limit` segments in `out`.
     pub fn poll(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>) {
+        self.polling = true;
         self.send_available(now, limit, out);
+        self.polling = false;
     }
 
     // One call site per packet (Sim::deliver): inlined there, which the inliner's
@@ -962,32 +972,46 @@ impl<C: CongestionControl> TcpSender<C> {
     /// Linux 2.6.38 `tcp_tso_should_defer` (tcp_tso_win_divisor = 3, 64 KB GSO): hold
     /// new data back while less than a third of min(cwnd, rwnd) may be sent, so that
     /// the NIC gets one large burst instead of a segment per ACK. Only in the Open state
-    /// (nothing SACKed, lost, or being retransmitted), never for the data that fits all
-    /// that is left (the FIN goes at once), and not if the last deferral was `tso_defer`
-    /// ago or more: Linux re-stamps it at every deferral, so only a pause in the ACKs of
-    /// two jiffies ends one.
+    /// (nothing SACKed, lost or being retransmitted, no recovery, no window reduction
+    /// for ECN or a local NIC drop in progress: Linux's CWR state), never for the data
+    /// that fits all that is left (the FIN goes at once), and not if the last deferral
+    /// was `tso_defer` ago or more: Linux re-stamps it at every deferral, so only a pause
+    /// in the ACKs ends one. A burst decided on is sent whole even when the host's NIC
+    /// budget splits it over several calls.
     fn tso_should_defer(&mut self, now: Ps) -> bool {
         const GSO_MAX: u64 = 65_536;
+        if self.nxt < self.burst_end {
+            return false;
+        }
         let open = !self.in_recovery
             && !self.fl.active()
             && self.sacked == 0
             && self.dupacks == 0
             && self.retx_out == 0
-            && self.una >= self.recover;
+            && self.una >= self.recover
+            && self.una >= self.cwr_until;
+        if !open {
+            return false;
+        }
         let cong = self.w.cwnd.saturating_sub(self.flight());
         let send = (self.una + self.rwnd).saturating_sub(self.nxt);
         let limit = cong.min(send);
-        let stale = self.deferred_at != Ps::MAX && now - self.deferred_at >= self.tso_defer;
-        if !open
-            || stale
+        let stale =
+            self.deferred_at != Ps::MAX && now.saturating_sub(self.deferred_at) >= self.tso_defer;
+        if stale
             || limit >= GSO_MAX
             || limit >= self.size - self.nxt
             || limit >= self.w.cwnd.min(self.rwnd) / 3
         {
             self.deferred_at = Ps::MAX;
+            self.burst_end = self.nxt + limit;
             return false;
         }
-        self.deferred_at = now;
+        // A poll comes from the NIC, not from an ACK (where Linux decides): it may find
+        // a burst allowed (nothing outstanding, say) but does not re-stamp a deferral.
+        if !self.polling {
+            self.deferred_at = now;
+        }
         true
     }
 
@@ -1285,6 +1309,35 @@ mod tests {
                     out.clear();
                 }
             }
+            // A burst split by the host's NIC budget (2 segments a call) goes on at the
+            // host's polls without a new decision.
+            if defer.is_some() {
+                let mut s2 = TcpSender::new(&c, size, NewReno::default());
+                let mut r2 = TcpReceiver::new(&c, size);
+                s2.start(0, 100, &mut out);
+                s2.w.ssthresh = s2.w.cwnd;
+                let segs = std::mem::take(&mut out);
+                for (i, seg) in segs[..10].iter().enumerate() {
+                    r2.on_data(10 + i as u64, seg.seq, seg.len, 0, false, false);
+                    s2.on_ack(10 + i as u64, &r2.make_ack(), 2, &mut out);
+                }
+                assert_eq!(
+                    out.len(),
+                    2,
+                    "the tenth ACK frees a third: a burst, cut to 2"
+                );
+                let mut sent = out.len();
+                for t in 0..10 {
+                    out.clear();
+                    s2.poll(100 + t, 2, &mut out);
+                    sent += out.len();
+                }
+                assert_eq!(
+                    sent, 10,
+                    "the polls send the rest of the burst, and no more"
+                );
+                out.clear();
+            }
             match defer {
                 // One per ACK (two once the window has grown by a segment).
                 None => assert!(bursts.len() == 30 && bursts.iter().all(|&b| b <= 2)),
@@ -1338,6 +1391,46 @@ mod tests {
             out.len(),
             3,
             "an ACK two jiffies after the last deferral sends"
+        );
+        // A poll in between (from the NIC, not an ACK) does not re-stamp the deferral.
+        let (mut s, first) = start(&c, size);
+        let mut r = TcpReceiver::new(&c, size);
+        out.clear();
+        r.on_data(10, first[0].seq, first[0].len, 0, false, false);
+        s.on_ack(10, &r.make_ack(), 100, &mut out);
+        s.poll(1_500_000, 100, &mut out);
+        assert!(out.is_empty());
+        r.on_data(2_000_010, first[1].seq, first[1].len, 0, false, false);
+        s.on_ack(2_000_010, &r.make_ack(), 100, &mut out);
+        assert_eq!(
+            out.len(),
+            2,
+            "two jiffies after the ACK's deferral, not the poll's"
+        );
+        // After an ECN echo the window shrinks (Linux's CWR state): no deferral until
+        // the data sent before it is acknowledged.
+        let (mut s, first) = start(&c, size);
+        let mut r = TcpReceiver::new(&c, size);
+        out.clear();
+        r.on_data(10, first[0].seq, first[0].len, 0, false, true);
+        s.on_ack(10, &r.make_ack(), 100, &mut out);
+        assert!(
+            out.is_empty(),
+            "the window halved to ~15 segments with 29 out"
+        );
+        let mut bursts = Vec::new();
+        for (i, seg) in first[1..25].iter().enumerate() {
+            r.on_data(20 + i as u64, seg.seq, seg.len, 0, false, false);
+            s.on_ack(20 + i as u64, &r.make_ack(), 100, &mut out);
+            if !out.is_empty() {
+                bursts.push(out.len());
+                out.clear();
+            }
+        }
+        // Deferring would wait for a third of the window (5 segments) each time.
+        assert!(
+            bursts.len() >= 5 && bursts.iter().all(|&b| b < 5),
+            "{bursts:?}"
         );
         // The tail: 31 segments in all, so the one left after the initial window fits.
         let (mut s, first) = start(&c, 31_000);
