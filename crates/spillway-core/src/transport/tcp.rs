@@ -471,7 +471,9 @@ impl<C: CongestionControl> TcpSender<C> {
             if !ack.echo_retx {
                 self.sample_rtt(now.saturating_sub(ack.echo_ts));
             }
-        } else if self.una < self.nxt {
+        } else if ack.cum == self.una && self.una < self.nxt {
+            // RFC 5681 §2: a duplicate acknowledges exactly snd.una; an older ACK
+            // overtaken by a newer one (reordered on the way back) is not one.
             self.dupacks += 1;
         }
         if self.ooo_option {
@@ -1274,6 +1276,41 @@ mod tests {
             max_reordering: None,
             tso_defer: None,
         }
+    }
+
+    /// ACKs reordered on the way back: old ACKs arriving after a newer one are not
+    /// duplicates (RFC 5681 §2), so three of them start no fast retransmit.
+    #[test]
+    fn old_acks_are_not_duplicate_acks() {
+        let mut c = cfg();
+        c.init_cwnd = 10;
+        let size = 100_000;
+        let mut s = TcpSender::new(&c, size, NewReno::default());
+        let mut r = TcpReceiver::new(&c, size);
+        let mut out = Vec::new();
+        s.start(0, 100, &mut out);
+        let segs = std::mem::take(&mut out);
+        let mut acks = Vec::new();
+        for (i, seg) in segs[..3].iter().enumerate() {
+            r.on_data(10 + i as u64, seg.seq, seg.len, 0, false, false);
+            acks.push(r.make_ack());
+        }
+        // The newest first, then the two older ones, the oldest twice.
+        for (t, a) in [(20, 2), (21, 0), (22, 1), (23, 0)] {
+            s.on_ack(t, &acks[a], 100, &mut out);
+        }
+        assert!(out.iter().all(|o| !o.retx), "{out:?}");
+        assert!(!s.in_recovery());
+        // Three true duplicates (segments 4-6 arrive, 3 is missing) do start one.
+        for seg in &segs[4..7] {
+            r.on_data(30, seg.seq, seg.len, 0, false, false);
+            s.on_ack(30, &r.make_ack(), 100, &mut out);
+        }
+        assert!(s.in_recovery());
+        assert!(
+            out.iter().any(|o| o.retx && o.seq == segs[3].seq),
+            "{out:?}"
+        );
     }
 
     /// Linux's TSO deferral (tcp_tso_should_defer, win_divisor 3): with 30 segments of
