@@ -1396,49 +1396,52 @@ mod tests {
         c.init_cwnd = 30;
         c.dupthresh = None;
         c.tso_defer = Some(2_000_000);
-        let size = 1_000_000;
-        let start = |c: &TcpConfig, size: u64| {
-            let mut s = TcpSender::new(c, size, NewReno::default());
+        // A sender past slow start with its initial window out, its receiver, and the
+        // segments sent.
+        let start = |size: u64| {
+            let mut s = TcpSender::new(&c, size, NewReno::default());
             let mut out = Vec::new();
             s.start(0, 100, &mut out);
             s.w.ssthresh = s.w.cwnd;
-            (s, out)
+            (s, TcpReceiver::new(&c, size), out)
         };
+        // Segment `seg` arrives at time t (CE-marked or not) and its ACK is handled.
+        let ack = |s: &mut TcpSender<NewReno>,
+                   r: &mut TcpReceiver,
+                   t: Ps,
+                   seg: &SegOut,
+                   ce: bool,
+                   out: &mut Vec<SegOut>| {
+            r.on_data(t, seg.seq, seg.len, 0, false, ce);
+            s.on_ack(t, &r.make_ack(), 100, out);
+        };
+        let size = 1_000_000;
+        let mut out = Vec::new();
         // Out of order: segment 0 is missing, so segment 1's ACK SACKs it (Disorder):
         // the freed segment goes at once.
-        let (mut s, first) = start(&c, size);
-        let mut r = TcpReceiver::new(&c, size);
-        let mut out = Vec::new();
-        r.on_data(10, first[1].seq, first[1].len, 0, false, false);
-        s.on_ack(10, &r.make_ack(), 100, &mut out);
+        let (mut s, mut r, first) = start(size);
+        ack(&mut s, &mut r, 10, &first[1], false, &mut out);
         assert_eq!(out.len(), 1, "a SACK leaves the Open state");
         // In order, the first ACK defers; one two jiffies later sends.
-        let (mut s, first) = start(&c, size);
-        let mut r = TcpReceiver::new(&c, size);
+        let (mut s, mut r, first) = start(size);
         out.clear();
-        r.on_data(10, first[0].seq, first[0].len, 0, false, false);
-        s.on_ack(10, &r.make_ack(), 100, &mut out);
+        ack(&mut s, &mut r, 10, &first[0], false, &mut out);
         assert!(out.is_empty());
-        r.on_data(20, first[1].seq, first[1].len, 0, false, false);
-        s.on_ack(20, &r.make_ack(), 100, &mut out);
+        ack(&mut s, &mut r, 20, &first[1], false, &mut out);
         assert!(out.is_empty(), "ACKs 10 ps apart keep deferring");
-        r.on_data(2_000_020, first[2].seq, first[2].len, 0, false, false);
-        s.on_ack(2_000_020, &r.make_ack(), 100, &mut out);
+        ack(&mut s, &mut r, 2_000_020, &first[2], false, &mut out);
         assert_eq!(
             out.len(),
             3,
             "an ACK two jiffies after the last deferral sends"
         );
         // A poll in between (from the NIC, not an ACK) does not re-stamp the deferral.
-        let (mut s, first) = start(&c, size);
-        let mut r = TcpReceiver::new(&c, size);
+        let (mut s, mut r, first) = start(size);
         out.clear();
-        r.on_data(10, first[0].seq, first[0].len, 0, false, false);
-        s.on_ack(10, &r.make_ack(), 100, &mut out);
+        ack(&mut s, &mut r, 10, &first[0], false, &mut out);
         s.poll(1_500_000, 100, &mut out);
         assert!(out.is_empty());
-        r.on_data(2_000_010, first[1].seq, first[1].len, 0, false, false);
-        s.on_ack(2_000_010, &r.make_ack(), 100, &mut out);
+        ack(&mut s, &mut r, 2_000_010, &first[1], false, &mut out);
         assert_eq!(
             out.len(),
             2,
@@ -1446,19 +1449,16 @@ mod tests {
         );
         // After an ECN echo the window shrinks (Linux's CWR state): no deferral until
         // the data sent before it is acknowledged.
-        let (mut s, first) = start(&c, size);
-        let mut r = TcpReceiver::new(&c, size);
+        let (mut s, mut r, first) = start(size);
         out.clear();
-        r.on_data(10, first[0].seq, first[0].len, 0, false, true);
-        s.on_ack(10, &r.make_ack(), 100, &mut out);
+        ack(&mut s, &mut r, 10, &first[0], true, &mut out);
         assert!(
             out.is_empty(),
             "the window halved to ~15 segments with 29 out"
         );
         let mut bursts = Vec::new();
         for (i, seg) in first[1..25].iter().enumerate() {
-            r.on_data(20 + i as u64, seg.seq, seg.len, 0, false, false);
-            s.on_ack(20 + i as u64, &r.make_ack(), 100, &mut out);
+            ack(&mut s, &mut r, 20 + i as u64, seg, false, &mut out);
             if !out.is_empty() {
                 bursts.push(out.len());
                 out.clear();
@@ -1470,11 +1470,9 @@ mod tests {
             "{bursts:?}"
         );
         // The tail: 31 segments in all, so the one left after the initial window fits.
-        let (mut s, first) = start(&c, 31_000);
-        let mut r = TcpReceiver::new(&c, 31_000);
+        let (mut s, mut r, first) = start(31_000);
         out.clear();
-        r.on_data(10, first[0].seq, first[0].len, 0, false, false);
-        s.on_ack(10, &r.make_ack(), 100, &mut out);
+        ack(&mut s, &mut r, 10, &first[0], false, &mut out);
         assert_eq!(out.len(), 1, "the last segment is not held back");
     }
 
