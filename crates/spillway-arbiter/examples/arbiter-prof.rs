@@ -109,8 +109,8 @@ fn main() {
     let num = |i: usize, d: f64| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
     match what {
         "alloc" => {
-            let (load, batches) = (num(1, 0.3), num(2, 200.0) as u64);
-            let r = bench::alloc_1core_once(256, load, Mode::Greedy, 64, 50, batches, 1);
+            let (load, batches, width) = (num(1, 0.3), num(2, 200.0) as u64, num(3, 64.0) as u32);
+            let r = bench::alloc_1core_once(256, load, Mode::Greedy, width, 50, batches, 1);
             println!("{r:?}");
         }
         "perm" => {
@@ -147,6 +147,6 @@ fn main() {
             );
         }
         "drain" => drain_share(num(1, 0.3), num(2, 400.0) as u64, num(3, 64.0) as u32),
-        _ => eprintln!("usage: arbiter-prof alloc LOAD BATCHES | perm SAMPLES | hash LOAD BATCHES [iter|racks|pipe] | drain LOAD BATCHES WIDTH | pipe LOAD BATCHES WIDTH | permhash SAMPLES"),
+        _ => eprintln!("usage: arbiter-prof alloc LOAD BATCHES [WIDTH] | perm SAMPLES | hash LOAD BATCHES [iter|racks|pipe] | drain LOAD BATCHES WIDTH | pipe LOAD BATCHES WIDTH | permhash SAMPLES"),
     }
 }

@@ -252,7 +252,7 @@ impl Pipeline {
     /// With no batch in flight (it would wait forever).
     pub fn recv(&mut self) -> Batch {
         assert!(self.in_flight > 0, "recv() with no batch in flight");
-        let (b, v) = self.results.recv().expect("allocator thread alive");
+        let (b, v) = recv_soon(&self.results).expect("allocator thread alive");
         self.spare_vecs.push(v);
         self.in_flight -= 1;
         b
@@ -276,9 +276,11 @@ impl Drop for Pipeline {
     }
 }
 
-/// Receive from a link, waiting without sleeping at first: the producer is a stage in
-/// the middle of a batch, so the next chunk is usually microseconds away, and parking
-/// (a futex wait, then a wake-up syscall on the sender's side) costs more than that.
+/// Receive from a link, a stage's commands or the results, waiting without sleeping at
+/// first: the producer is in the middle of a batch, so the next message is usually
+/// microseconds away, and parking (a futex wait, then a wake-up syscall on the sender's
+/// side) costs more than that. With narrow batches the hand-offs are most of the
+/// pipeline's time (docs/arbiter.md).
 fn recv_soon<T>(rx: &Receiver<T>) -> Result<T, RecvError> {
     for i in 0..SPINS {
         match rx.try_recv() {
@@ -407,7 +409,7 @@ fn stage(
         mut arrivals,
         mut out,
         resets,
-    }) = cmds.recv()
+    }) = recv_soon(&cmds)
     {
         let d = &*d;
         st.resets = resets;
