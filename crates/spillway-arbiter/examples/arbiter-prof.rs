@@ -146,7 +146,16 @@ fn main() {
                 r.us_per_timeslot, r.serial_us_per_timeslot, r.gbps_per_core
             );
         }
+        "sat" => {
+            // Utilization each matching carries with more offered than the fabric can
+            // take (the backlog grows): greedy against iterative.
+            let (load, batches, width) = (num(1, 1.2), num(2, 200.0) as u64, num(3, 64.0) as u32);
+            for mode in [Mode::Greedy, Mode::Iterative] {
+                let r = bench::alloc_1core_once(256, load, mode, width, 50, batches, 1);
+                println!("{mode:?}: utilization {:.4}", r.utilization);
+            }
+        }
         "drain" => drain_share(num(1, 0.3), num(2, 400.0) as u64, num(3, 64.0) as u32),
-        _ => eprintln!("usage: arbiter-prof alloc LOAD BATCHES [WIDTH] | perm SAMPLES | hash LOAD BATCHES [iter|racks|pipe] | drain LOAD BATCHES WIDTH | pipe LOAD BATCHES WIDTH | permhash SAMPLES"),
+        _ => eprintln!("usage: arbiter-prof alloc LOAD BATCHES [WIDTH] | perm SAMPLES | hash LOAD BATCHES [iter|racks|pipe] | drain LOAD BATCHES WIDTH | pipe LOAD BATCHES WIDTH | permhash SAMPLES | sat LOAD BATCHES WIDTH"),
     }
 }
