@@ -72,9 +72,10 @@ enum Ev {
 // (queue.rs).
 const _: () = assert!(std::mem::size_of::<Ev>() == 16);
 
-/// `host.rx_jitter`: the random stream, and per host the latest release time (packets
-/// never overtake each other inside a host).
-struct RxJitter {
+/// A host's receive path (`host.rx_coalesce`, `host.rx_jitter`): the jitter's random
+/// stream, and per host the latest release time (packets never overtake each other
+/// inside a host).
+struct RxLatency {
     rng: Rng,
     last: Vec<Ps>,
     /// `host.rx_coalesce`: per host, the time of its latest interrupt (`Ps::MAX`: none yet).
@@ -329,7 +330,7 @@ pub struct Sim {
     evicted: Vec<Entry>,
     switch_rng: Vec<Rng>,
     rx_jitter: Ps,
-    rx_jitter_state: RxJitter,
+    rx_latency: RxLatency,
     rx_coalesce: Ps,
     proc_time: Ps,
     proc_parallel: u32,
@@ -473,7 +474,7 @@ impl Sim {
             evicted: Vec::new(),
             switch_rng,
             rx_jitter: sc.host.rx_jitter,
-            rx_jitter_state: RxJitter {
+            rx_latency: RxLatency {
                 rng: Rng::new(sc.run.seed, component::RX_JITTER),
                 last: vec![0; hosts as usize],
                 irq: vec![Ps::MAX; hosts as usize],
@@ -951,7 +952,7 @@ impl Sim {
                 // The NIC echoes probes at once, past any server delay (FastLane §4.2.2).
                 self.echo_probe(pkt);
             } else if self.rx_jitter > 0 || self.rx_coalesce > 0 {
-                let rx = &mut self.rx_jitter_state;
+                let rx = &mut self.rx_latency;
                 let mut t = self.now;
                 if self.rx_coalesce > 0 {
                     // Interrupt moderation: at most one interrupt per interval; a packet

@@ -123,9 +123,6 @@ pub struct TcpSender<C: CongestionControl> {
     /// `tso_defer`: new data below this byte belongs to a burst already decided on, so
     /// it goes without a new decision when the host's NIC budget split the burst.
     burst_end: u64,
-    /// In [`TcpSender::poll`]: a host's poll does not re-stamp a deferral (Linux decides
-    /// in tcp_write_xmit, on ACKs, not on NIC completions).
-    polling: bool,
     /// Lowest unacknowledged byte; always a segment boundary (or `size`).
     una: u64,
     /// `una` in segments: the scoreboard's first segment (kept, not divided out on
@@ -210,7 +207,6 @@ impl<C: CongestionControl> TcpSender<C> {
             tso_defer: cfg.tso_defer.unwrap_or(0),
             deferred_at: Ps::MAX,
             burst_end: 0,
-            polling: false,
             una: 0,
             una_k: 0,
             nxt: 0,
@@ -392,7 +388,7 @@ impl<C: CongestionControl> TcpSender<C> {
     /// return (the host's backpressure, TCP Small Queues style). Whatever the window
     /// allows beyond it waits for [`TcpSender::poll`].
     pub fn start(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>) {
-        self.send_available(now, limit, out);
+        self.send_available(now, limit, out, false);
     }
 
     /// True when [`TcpSender::poll`] would send nothing and change nothing: no probe
@@ -427,9 +423,7 @@ impl<C: CongestionControl> TcpSender<C> {
 
     /// Sends what the window allows, up to `limit` segments in `out`.
     pub fn poll(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>) {
-        self.polling = true;
-        self.send_available(now, limit, out);
-        self.polling = false;
+        self.send_available(now, limit, out, true);
     }
 
     // One call site per packet (Sim::deliver): inlined there, which the inliner's
@@ -567,7 +561,7 @@ impl<C: CongestionControl> TcpSender<C> {
             // RFC 6298 §5.3: restart the timer on new data acknowledged.
             self.deadline = (self.una < self.nxt).then(|| now + self.rto());
         }
-        self.send_available(now, limit, out);
+        self.send_available(now, limit, out, false);
     }
 
     /// Called when the timer may have expired; does nothing if it has not.
@@ -609,7 +603,7 @@ impl<C: CongestionControl> TcpSender<C> {
             self.probe_out = false;
             self.probe_due = true;
         }
-        self.send_available(now, limit, out);
+        self.send_available(now, limit, out, false);
     }
 
     /// CP §4.4: a PACK names the bytes of a payload-cut packet. Segments already
@@ -747,7 +741,7 @@ impl<C: CongestionControl> TcpSender<C> {
         if self.deadline.is_none() {
             self.deadline = Some(now + self.rto());
         }
-        self.send_available(now, limit, out);
+        self.send_available(now, limit, out, false);
     }
 
     /// The receiver's NIC echoed our probe.
@@ -760,7 +754,7 @@ impl<C: CongestionControl> TcpSender<C> {
             self.probing = false;
         }
         self.fl.on_probe_ack();
-        self.send_available(now, limit, out);
+        self.send_available(now, limit, out, false);
     }
 
     /// The probe itself was dropped and notified: send another.
@@ -768,7 +762,7 @@ impl<C: CongestionControl> TcpSender<C> {
         if self.probe_out {
             self.probe_out = false;
             self.probe_due = true;
-            self.send_available(now, limit, out);
+            self.send_available(now, limit, out, false);
         }
     }
 
@@ -902,7 +896,10 @@ impl<C: CongestionControl> TcpSender<C> {
         None
     }
 
-    fn send_available(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>) {
+    /// Sends what the window allows, resends first, up to `limit` segments in `out`.
+    /// `polled`: called from [`TcpSender::poll`] (the host's NIC), not from an ACK, a
+    /// timer or a notification; TSO deferral does not re-stamp its time then.
+    fn send_available(&mut self, now: Ps, limit: usize, out: &mut Vec<SegOut>, polled: bool) {
         if self.probe_due && out.len() < limit {
             self.probe_due = false;
             self.probe_out = true;
@@ -952,7 +949,7 @@ impl<C: CongestionControl> TcpSender<C> {
                 if self.nxt + len > self.una + self.rwnd {
                     break;
                 }
-                if !sending && self.tso_defer != 0 && self.tso_should_defer(now) {
+                if !sending && self.tso_defer != 0 && self.tso_should_defer(now, polled) {
                     break;
                 }
                 sending = true;
@@ -980,7 +977,7 @@ impl<C: CongestionControl> TcpSender<C> {
     /// was `tso_defer` ago or more: Linux re-stamps it at every deferral, so only a pause
     /// in the ACKs ends one. A burst decided on is sent whole even when the host's NIC
     /// budget splits it over several calls.
-    fn tso_should_defer(&mut self, now: Ps) -> bool {
+    fn tso_should_defer(&mut self, now: Ps, polled: bool) -> bool {
         const GSO_MAX: u64 = 65_536;
         if self.nxt < self.burst_end {
             return false;
@@ -1009,9 +1006,10 @@ impl<C: CongestionControl> TcpSender<C> {
             self.burst_end = self.nxt + limit;
             return false;
         }
-        // A poll comes from the NIC, not from an ACK (where Linux decides): it may find
-        // a burst allowed (nothing outstanding, say) but does not re-stamp a deferral.
-        if !self.polling {
+        // A poll comes from the NIC, not from an ACK (where Linux decides: tcp_write_xmit,
+        // on ACKs, not on NIC completions): it may find a burst allowed (nothing
+        // outstanding, say) but does not re-stamp a deferral.
+        if !polled {
             self.deferred_at = now;
         }
         true
@@ -1346,35 +1344,6 @@ mod tests {
                     out.clear();
                 }
             }
-            // A burst split by the host's NIC budget (2 segments a call) goes on at the
-            // host's polls without a new decision.
-            if defer.is_some() {
-                let mut s2 = TcpSender::new(&c, size, NewReno::default());
-                let mut r2 = TcpReceiver::new(&c, size);
-                s2.start(0, 100, &mut out);
-                s2.w.ssthresh = s2.w.cwnd;
-                let segs = std::mem::take(&mut out);
-                for (i, seg) in segs[..10].iter().enumerate() {
-                    r2.on_data(10 + i as u64, seg.seq, seg.len, 0, false, false);
-                    s2.on_ack(10 + i as u64, &r2.make_ack(), 2, &mut out);
-                }
-                assert_eq!(
-                    out.len(),
-                    2,
-                    "the tenth ACK frees a third: a burst, cut to 2"
-                );
-                let mut sent = out.len();
-                for t in 0..10 {
-                    out.clear();
-                    s2.poll(100 + t, 2, &mut out);
-                    sent += out.len();
-                }
-                assert_eq!(
-                    sent, 10,
-                    "the polls send the rest of the burst, and no more"
-                );
-                out.clear();
-            }
             match defer {
                 // One per ACK (two once the window has grown by a segment).
                 None => assert!(bursts.len() == 30 && bursts.iter().all(|&b| b <= 2)),
@@ -1386,6 +1355,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A burst decided on goes whole: when the host's NIC budget (2 segments a call)
+    /// cuts it, the host's polls send the rest without a new decision.
+    #[test]
+    fn tso_deferral_burst_split_by_the_nic_budget_goes_on_at_polls() {
+        let mut c = cfg();
+        c.init_cwnd = 30;
+        c.per_ack_increase = true;
+        c.tso_defer = Some(2_000_000);
+        let size = 1_000_000;
+        let mut s = TcpSender::new(&c, size, NewReno::default());
+        let mut r = TcpReceiver::new(&c, size);
+        let mut out = Vec::new();
+        s.start(0, 100, &mut out);
+        s.w.ssthresh = s.w.cwnd;
+        let segs = std::mem::take(&mut out);
+        for (i, seg) in segs[..10].iter().enumerate() {
+            r.on_data(10 + i as u64, seg.seq, seg.len, 0, false, false);
+            s.on_ack(10 + i as u64, &r.make_ack(), 2, &mut out);
+        }
+        assert_eq!(
+            out.len(),
+            2,
+            "the tenth ACK frees a third: a burst, cut to 2"
+        );
+        let mut sent = out.len();
+        for t in 0..10 {
+            out.clear();
+            s.poll(100 + t, 2, &mut out);
+            sent += out.len();
+        }
+        assert_eq!(
+            sent, 10,
+            "the polls send the rest of the burst, and no more"
+        );
     }
 
     /// The deferral is for the Open state only, ends when the ACKs pause for two
