@@ -31,15 +31,29 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str | None, path: str | Path, *
           title: str = "", xlabel: str | None = None, ylabel: str | None = None,
           logx: bool = False, logy: bool = False,
           refs: Sequence[tuple[str, float, str]] = (),
-          vrefs: Sequence[tuple[str, float]] = ()) -> list[Path]:
+          vrefs: Sequence[tuple[str, float]] = (),
+          models: Sequence[str] = ()) -> list[Path]:
     """One line per ``hue`` value of ``y`` against ``x`` (e.g. a percentile against load,
     goodput against senders). ``refs``: horizontal reference lines (label, y, color) such
-    as a paper's reported value; ``vrefs``: vertical ones (label, x)."""
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    groups = df.groupby(hue, observed=True) if hue else [(None, df)]
+    as a paper's reported value; ``vrefs``: vertical ones (label, x); ``models``: ``hue``
+    values that are theory, not measurement, drawn dark and dashed without markers. More
+    than ten measured lines take twenty colors; more than six entries put the legend
+    beside the axes."""
+    groups = list(df.groupby(hue, observed=True)) if hue else [(None, df)]
+    measured = [n for n, _ in groups if n not in models]
+    many = len(groups) + len(refs) + len(vrefs) > 6
+    fig, ax = plt.subplots(figsize=(8.6 if many else 6.4, 4.0))
+    palette = plt.get_cmap("tab20").colors if len(measured) > 10 else None
+    dashes = ["--", "-.", ":"]
     for name, g in groups:
         g = g.sort_values(x)
-        ax.plot(g[x], g[y], marker="o", ms=4, label=f"{hue} = {name}" if hue else None)
+        label = f"{hue} = {name}" if hue else None
+        if name in models:
+            i = list(models).index(name)
+            ax.plot(g[x], g[y], ls=dashes[i % 3], lw=1.6, color="0.15", label=label)
+        else:
+            color = palette[measured.index(name) % 20] if palette else None
+            ax.plot(g[x], g[y], marker="o", ms=4, color=color, label=label)
     for label, yv, color in refs:
         ax.axhline(yv, ls="--", lw=1, color=color, label=label)
     for label, xv in vrefs:
@@ -50,7 +64,10 @@ def lines(df: pd.DataFrame, x: str, y: str, hue: str | None, path: str | Path, *
     ax.set_ylabel(ylabel or y)
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    if hue or refs or vrefs:
+    if many:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        fig.tight_layout()
+    elif hue or refs or vrefs:
         ax.legend(fontsize=8)
     return save(fig, path)
 

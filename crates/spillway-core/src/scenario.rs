@@ -200,7 +200,9 @@ pub const KEYS: &[KeyDef] = &[
     key!("host.rx_jitter", Ty::Time, "0us", &[],
          "Each packet a host receives waits an extra uniform random time in [0, jitter) before its transport sees it, never overtaking an earlier packet (interrupt and stack latency). Without it, ACK-clocked senders meeting at one tail-drop queue can lock in phase so that one of them loses every overflow (Floyd and Jacobson's phase effect), which real hosts' timing noise prevents. `0us`: none."),
     key!("host.rx_coalesce", Ty::Time, "0us", &[],
-         "Receive interrupt moderation: a host's NIC interrupts at most once per this interval, and the packets that arrived since are handed to the transport together at the interrupt (the first packet after a quiet interval at once), so their ACKs leave back to back (e1000's default moderation allows up to 8000 interrupts/s: 125us). Applied before `rx_jitter`. `0us`: every packet at once."),
+         "Receive interrupt moderation: a host's NIC interrupts at most once per this interval, and the packets that arrived since are handed to the transport together at the interrupt (the first packet after a quiet interval at once), so their ACKs leave back to back (e1000's default moderation allows up to 8000 interrupts/s: 125us). With `rx_jitter`, the jitter is drawn once per interrupt: a batch goes up together. `0us`: every packet at once."),
+    key!("host.gro", Ty::Bool, "false", &[],
+         "Generic receive offload (Linux's default since 2.6.29), with `rx_coalesce`: within one interrupt's batch, a data segment that continues the previous one of its flow in sequence joins it (up to 64 KB), and the transport acknowledges the merged segment once, so an in-order stream gets one ACK per batch and an out-of-order one about one per contiguous run. Segments marked CE and payload-cut ones are never merged. `false`: one ACK per segment."),
     key!("host.proc_time", Ty::Time, "0us", &[],
         "Processing time per received packet; `0us` turns the server model off. FastLane uses 5us with 16 in parallel."),
     key!("transport.kind", Ty::Choice(&["tcp", "cubic", "dctcp", "pfabric"]), "tcp", &[],
@@ -447,6 +449,7 @@ pub struct HostSpec {
     pub proc_time: Ps,
     pub rx_jitter: Ps,
     pub rx_coalesce: Ps,
+    pub gro: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -618,7 +621,14 @@ impl Scenario {
             proc_time: r.time("host.proc_time")?,
             rx_jitter: r.time("host.rx_jitter")?,
             rx_coalesce: r.time("host.rx_coalesce")?,
+            gro: r.bool("host.gro")?,
         };
+        if host.gro && host.rx_coalesce == 0 {
+            return Err(r.err(
+                "host.gro",
+                "merges the segments of one interrupt's batch: set host.rx_coalesce too",
+            ));
+        }
         let transport = read_transport(&mut r, &topology)?;
         if transport.kind == TransportKind::Dctcp {
             if switch.codel.is_none() && switch.ecn_threshold.is_none() {

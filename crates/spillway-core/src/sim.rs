@@ -36,6 +36,9 @@ const ROUTE_ON_ARRIVAL: u16 = u16::MAX;
 /// no change, incast on a star (130 ports) ~4% more. So it is on above 512 KB of ports.
 const PREFETCH_ABOVE_BYTES: usize = 512 << 10;
 
+/// `host.gro`: Linux's merged segment stays under 64 KB (`skb_gro_receive`).
+const GRO_MAX_BYTES: u32 = 65535;
+
 #[derive(Debug, Clone, Copy)]
 enum Ev {
     /// A packet has been fully received at a node (store-and-forward), by `port`. At a
@@ -64,6 +67,9 @@ enum Ev {
     HostDone { host: u32, pkt: u32 },
     /// A received packet's host-side latency (`host.rx_jitter`) has passed.
     HostRx { host: u32, pkt: u32 },
+    /// `host.gro`: the interrupt batch that a flow's held segment came in has been
+    /// handled; the merged segment is acknowledged now.
+    GroFlush { slot: u32 },
     /// The workload has arrivals due.
     Workload,
 }
@@ -80,6 +86,8 @@ struct RxLatency {
     last: Vec<Ps>,
     /// `host.rx_coalesce`: per host, the time of its latest interrupt (`Ps::MAX`: none yet).
     irq: Vec<Ps>,
+    /// With `rx_coalesce`, the jitter drawn for that interrupt (its batch goes up together).
+    irq_jitter: Vec<Ps>,
 }
 
 struct Flow {
@@ -97,6 +105,13 @@ struct Flow {
     finish: Option<Ps>,
     /// Time of this flow's pending timer event, if one is queued.
     timer_ev: Option<Ps>,
+    /// `host.gro`: the interrupt time of the segment held for merging (`Ps::MAX`: none),
+    /// the sequence that would continue it, and its merged payload bytes.
+    gro_at: Ps,
+    gro_next: u64,
+    gro_bytes: u32,
+    /// Time of this flow's queued `GroFlush` event (`Ps::MAX`: none).
+    gro_ev: Ps,
     /// Data segments waiting in the source host's NIC queue.
     in_nic: u32,
     /// Waiting, after a local NIC drop, for its host's NIC to send something.
@@ -332,6 +347,8 @@ pub struct Sim {
     rx_jitter: Ps,
     rx_latency: RxLatency,
     rx_coalesce: Ps,
+    /// `host.gro`: merge each interrupt's in-sequence segments, one ACK per merge.
+    gro: bool,
     proc_time: Ps,
     proc_parallel: u32,
     nic_limit: u32,
@@ -478,8 +495,10 @@ impl Sim {
                 rng: Rng::new(sc.run.seed, component::RX_JITTER),
                 last: vec![0; hosts as usize],
                 irq: vec![Ps::MAX; hosts as usize],
+                irq_jitter: vec![0; hosts as usize],
             },
             rx_coalesce: sc.host.rx_coalesce,
+            gro: sc.host.gro,
             proc_time: sc.host.proc_time,
             proc_parallel: sc.host.proc_parallel,
             nic_limit: sc
@@ -587,6 +606,7 @@ impl Sim {
                 Ev::Timer { slot } => self.on_timer(slot, time),
                 Ev::HostDone { host, pkt } => self.on_host_done(host, pkt),
                 Ev::HostRx { host, pkt } => self.host_receive(host, pkt),
+                Ev::GroFlush { slot } => self.gro_flush(slot, time),
                 Ev::Workload => {
                     if self.wl_pending == Some(time) {
                         self.wl_pending = None;
@@ -704,6 +724,10 @@ impl Sim {
             drops: 0,
             finish: None,
             timer_ev: None,
+            gro_at: Ps::MAX,
+            gro_next: 0,
+            gro_bytes: 0,
+            gro_ev: Ps::MAX,
             in_nic: 0,
             nic_blocked: false,
             notified: 0,
@@ -957,15 +981,26 @@ impl Sim {
                 if self.rx_coalesce > 0 {
                     // Interrupt moderation: at most one interrupt per interval; a packet
                     // waits for the pending one, or for the next the interval allows.
-                    let irq = &mut rx.irq[node as usize];
-                    if *irq == Ps::MAX || t >= *irq + self.rx_coalesce {
-                        *irq = t;
-                    } else if t > *irq {
-                        *irq += self.rx_coalesce;
+                    let h = node as usize;
+                    let irq = rx.irq[h];
+                    let next = if irq == Ps::MAX || t >= irq + self.rx_coalesce {
+                        t
+                    } else if t > irq {
+                        irq + self.rx_coalesce
+                    } else {
+                        irq
+                    };
+                    if next != irq {
+                        rx.irq[h] = next;
+                        // One softirq handles the whole batch: one draw of its latency.
+                        rx.irq_jitter[h] = if self.rx_jitter > 0 {
+                            rx.rng.below(self.rx_jitter)
+                        } else {
+                            0
+                        };
                     }
-                    t = *irq;
-                }
-                if self.rx_jitter > 0 {
+                    t = next + rx.irq_jitter[h];
+                } else if self.rx_jitter > 0 {
                     t += rx.rng.below(self.rx_jitter);
                 }
                 let t = t.max(rx.last[node as usize]);
@@ -1020,6 +1055,19 @@ impl Sim {
                     hops[rng.below(hops.len() as u64) as usize]
                 }
             }
+        }
+    }
+
+    /// `host.gro`: acknowledges the flow's segment held for merging, if it is from the
+    /// interrupt at `now`.
+    fn gro_flush(&mut self, slot: u32, now: Ps) {
+        let Some(f) = self.flows[slot as usize].as_mut() else {
+            return;
+        };
+        if f.gro_at == now {
+            f.gro_at = Ps::MAX;
+            self.send_ack(slot);
+            self.arm_timer(slot);
         }
     }
 
@@ -1462,7 +1510,11 @@ impl Sim {
         let now = self.now;
         match p.kind {
             PktKind::Data if p.ppl => {
-                // CP §4.3: a payload-cut packet is answered at once by a PACK.
+                // CP §4.3: a payload-cut packet is answered at once by a PACK (after the
+                // ACK of any segment held for merging, which came before it).
+                if self.gro {
+                    self.gro_flush(slot, now);
+                }
                 let f = self.flows[slot as usize].as_mut().unwrap();
                 f.receiver.on_cut(p.seq, p.len);
                 self.send_ack(slot);
@@ -1470,8 +1522,29 @@ impl Sim {
             }
             PktKind::Data => {
                 let f = self.flows[slot as usize].as_mut().unwrap();
+                // `host.gro`: a segment continuing the one held from this interrupt's
+                // batch joins it (Linux merges up to 64 KB; a CE mark, which changes the
+                // IP header, ends a merge); one that cannot join sends the held one up.
+                let gro = self.gro && !p.ce;
+                let joins = gro
+                    && f.gro_at == now
+                    && f.gro_next == p.seq
+                    && f.gro_bytes + p.len <= GRO_MAX_BYTES;
+                if self.gro && !joins {
+                    self.gro_flush(slot, now);
+                }
+                let f = self.flows[slot as usize].as_mut().unwrap();
                 let rx = f.receiver.on_data(now, p.seq, p.len, p.ts, p.retx, p.ce);
-                if rx.ack_now {
+                if rx.ack_now && gro {
+                    f.gro_bytes = if joins { f.gro_bytes + p.len } else { p.len };
+                    f.gro_at = now;
+                    f.gro_next = p.seq + p.len as u64;
+                    if f.gro_ev != now {
+                        f.gro_ev = now;
+                        // After every packet of the batch: they were queued before it.
+                        self.push(now, Ev::GroFlush { slot });
+                    }
+                } else if rx.ack_now {
                     self.send_ack(slot);
                 }
                 if rx.completed {

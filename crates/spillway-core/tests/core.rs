@@ -99,6 +99,68 @@ fn receive_coalescing_batches_packets_to_the_next_interrupt() {
     assert_eq!(moderated.sim.now(), first_ack + 2 * 100_000_000);
 }
 
+/// Generic receive offload (`host.gro`): the same three-segment flow with 100 us
+/// interrupt moderation. The second and third segments go up in one interrupt and, in
+/// sequence, merge into one segment with one ACK. That ACK leaves when the interrupt is
+/// handled, a whole interval after the first, and reaches the sender an interval after
+/// the first ACK did, so the run ends one interval after the first ACK (without GRO, the
+/// third ACK waits for the sender's next interrupt: two intervals). The flow ends when
+/// its last byte goes up: the same time with GRO as without.
+#[test]
+fn receive_offload_acknowledges_one_interrupts_segments_once() {
+    let size = ["workload.flows=[{ src = 0, dst = 1, size = \"4380B\" }]"];
+    let with = |gro: &'static str| -> Vec<&str> {
+        size.iter()
+            .copied()
+            .chain(["host.rx_coalesce=100us", gro])
+            .collect()
+    };
+    let moderated = run(LONE_FLOW, &with("host.gro=false"));
+    let merged = run(LONE_FLOW, &with("host.gro=true"));
+    let s_full = serialization_ps(1460 + 40 + 38, 10_000_000_000);
+    let s_ack = serialization_ps(wire_bytes(40, 38) as u64, 10_000_000_000);
+    let first_ack = 2 * s_full + 2 * s_ack + 4 * 1_000_000;
+    assert_eq!(merged.flows.fct_ps[0], moderated.flows.fct_ps[0]);
+    assert_eq!(merged.sim.now(), first_ack + 100_000_000);
+    // Three data segments and three ACKs over two hops each, against two ACKs.
+    assert_eq!(moderated.sim.counters.packet_hops, 12);
+    assert_eq!(merged.sim.counters.packet_hops, 10);
+}
+
+/// GRO on a 4 MB flow with 50 us moderation: every byte arrives once, the flow finishes,
+/// and fewer ACKs cross the network than without it.
+#[test]
+fn receive_offload_keeps_every_byte_and_sends_fewer_acks() {
+    let base = [
+        "workload.flows=[{ src = 0, dst = 1, size = \"4MB\" }]",
+        "host.rx_coalesce=50us",
+    ];
+    let plain = run(LONE_FLOW, &base);
+    let with: Vec<&str> = base.iter().copied().chain(["host.gro=true"]).collect();
+    let merged = run(LONE_FLOW, &with);
+    for r in [&plain, &merged] {
+        assert_eq!(r.flows.len(), 1);
+        assert_eq!(r.flows.delivered_bytes[0], 4 << 20);
+        assert_eq!(r.sim.counters.dup_bytes, 0);
+        assert!(r.flows.finish_ps[0] < u64::MAX);
+    }
+    assert!(
+        merged.sim.counters.packet_hops < plain.sim.counters.packet_hops,
+        "{} hops with GRO, {} without",
+        merged.sim.counters.packet_hops,
+        plain.sim.counters.packet_hops
+    );
+}
+
+#[test]
+fn gro_without_interrupt_moderation_is_refused() {
+    let o = vec!["host.gro=true".to_string()];
+    let e = Scenario::parse(LONE_FLOW, &o, None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("host.gro") && e.contains("rx_coalesce"), "{e}");
+}
+
 #[test]
 fn long_lived_flow_reaches_line_rate_through_a_bottleneck() {
     // Dumbbell: 10G hosts, 1G bottleneck between the switches with a 128 KB buffer.
