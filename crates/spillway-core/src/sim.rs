@@ -22,7 +22,7 @@ use crate::transport::cubic::Cubic;
 use crate::transport::dctcp::Dctcp;
 use crate::transport::fastlane::NotifyMode;
 use crate::transport::pfabric::{PFabricCc, PriorityMode};
-use crate::transport::tcp::{AckInfo, SegOut, TcpConfig, TcpReceiver, TcpSender};
+use crate::transport::tcp::{AckInfo, RxResult, SegOut, TcpConfig, TcpReceiver, TcpSender};
 use crate::units::Ps;
 use crate::workload::{NewFlow, QueryRecord, Traffic};
 use std::collections::VecDeque;
@@ -1058,6 +1058,44 @@ impl Sim {
         }
     }
 
+    /// `host.gro`: a data segment reaches the transport. One that continues the segment
+    /// held from this interrupt's batch joins it (Linux merges up to 64 KB; a CE mark,
+    /// which changes the IP header, ends a merge); one that cannot join sends the held one
+    /// up first. The merged segment is acknowledged once the batch has been handled.
+    #[inline(never)]
+    fn gro_receive(
+        &mut self,
+        slot: u32,
+        seq: u64,
+        len: u32,
+        ts: Ps,
+        retx: bool,
+        ce: bool,
+    ) -> RxResult {
+        let now = self.now;
+        let f = self.flows[slot as usize].as_mut().unwrap();
+        let joins =
+            !ce && f.gro_at == now && f.gro_next == seq && f.gro_bytes + len <= GRO_MAX_BYTES;
+        if !joins {
+            self.gro_flush(slot, now);
+        }
+        let f = self.flows[slot as usize].as_mut().unwrap();
+        let rx = f.receiver.on_data(now, seq, len, ts, retx, ce);
+        if rx.ack_now && !ce {
+            f.gro_bytes = if joins { f.gro_bytes + len } else { len };
+            f.gro_at = now;
+            f.gro_next = seq + len as u64;
+            if f.gro_ev != now {
+                f.gro_ev = now;
+                // After every packet of the batch: they were queued before it.
+                self.push(now, Ev::GroFlush { slot });
+            }
+        } else if rx.ack_now {
+            self.send_ack(slot);
+        }
+        rx
+    }
+
     /// `host.gro`: acknowledges the flow's segment held for merging, if it is from the
     /// interrupt at `now`.
     fn gro_flush(&mut self, slot: u32, now: Ps) {
@@ -1521,32 +1559,16 @@ impl Sim {
                 self.arm_timer(slot);
             }
             PktKind::Data => {
-                let f = self.flows[slot as usize].as_mut().unwrap();
-                // `host.gro`: a segment continuing the one held from this interrupt's
-                // batch joins it (Linux merges up to 64 KB; a CE mark, which changes the
-                // IP header, ends a merge); one that cannot join sends the held one up.
-                let gro = self.gro && !p.ce;
-                let joins = gro
-                    && f.gro_at == now
-                    && f.gro_next == p.seq
-                    && f.gro_bytes + p.len <= GRO_MAX_BYTES;
-                if self.gro && !joins {
-                    self.gro_flush(slot, now);
-                }
-                let f = self.flows[slot as usize].as_mut().unwrap();
-                let rx = f.receiver.on_data(now, p.seq, p.len, p.ts, p.retx, p.ce);
-                if rx.ack_now && gro {
-                    f.gro_bytes = if joins { f.gro_bytes + p.len } else { p.len };
-                    f.gro_at = now;
-                    f.gro_next = p.seq + p.len as u64;
-                    if f.gro_ev != now {
-                        f.gro_ev = now;
-                        // After every packet of the batch: they were queued before it.
-                        self.push(now, Ev::GroFlush { slot });
+                let rx = if self.gro {
+                    self.gro_receive(slot, p.seq, p.len, p.ts, p.retx, p.ce)
+                } else {
+                    let f = self.flows[slot as usize].as_mut().unwrap();
+                    let rx = f.receiver.on_data(now, p.seq, p.len, p.ts, p.retx, p.ce);
+                    if rx.ack_now {
+                        self.send_ack(slot);
                     }
-                } else if rx.ack_now {
-                    self.send_ack(slot);
-                }
+                    rx
+                };
                 if rx.completed {
                     let f = self.flows[slot as usize].as_mut().unwrap();
                     f.finish = Some(now);
