@@ -70,6 +70,8 @@ pub struct Packet {
     /// CP-enabled, (1, 1) payload-cut; an ACK with `ppl` is a PACK.
     pub cpa: bool,
     pub ppl: bool,
+    /// ACK: D-SACK flag (`AckInfo::dsack`).
+    pub dsack: bool,
     /// PACK option (CP §4.3): the lost block with its edges swapped, (right, left).
     pub pack: (u64, u64),
 }
@@ -112,6 +114,7 @@ impl Packet {
             enq: 0,
             cpa: false,
             ppl: false,
+            dsack: false,
             pack: (0, 0),
         }
     }

@@ -247,6 +247,8 @@ pub const KEYS: &[KeyDef] = &[
          "Linux's reordering adaptation (tcp_update_reordering): when a segment never retransmitted is acknowledged or SACKed below the highest SACKed one, the duplicate-ACK threshold rises to that distance in segments, up to this bound (Linux 2.6.38, the CP testbed's kernel: 127). `off`: the threshold stays `dupack_threshold`."),
     key!("transport.tso_defer", Ty::TimeOrOff, "off", &[],
          "Linux's TSO deferral (tcp_tso_should_defer, Linux 2.6.38 with a segmentation-offloading NIC): while nothing is SACKed, lost or being retransmitted, new data waits until a third of min(cwnd, rwnd), or 64 KB, or all that is left can go at once, so it leaves in bursts; a deferral ends early when the previous one is this long ago (Linux: two jiffies, 1-2 ms at HZ = 1000; this value exactly). A burst decided on goes whole even when the host's NIC budget splits it over several sends; also no deferral while a window reduction for ECN or a local NIC drop is in progress (Linux's CWR state). `off`: a segment goes whenever the window opens."),
+    key!("transport.undo", Ty::Bool, "false", &[],
+         "Linux's undo of a spurious fast retransmit (2.6.38: tcp_try_undo_partial, tcp_try_undo_recovery; TCP timestamps and D-SACK on, as on the CP testbed): when new data is acknowledged by an ACK whose echoed send time is older than the recovery's first retransmission, the original arrived late, so the window goes back to what it was before the cut (Linux: twice the halved ssthresh), and the reordering this shows counts toward `max_reordering`; when the recovery ends with every retransmission reported duplicate (D-SACK) or so shown, ssthresh goes back to its value before (at least 3/4 of the window then) and the window to at most that. `false`: a reduction stands."),
     key!("transport.lost_retransmit", Ty::Bool, "true", &[],
         "Resend a retransmission as soon as data sent after it is SACKed (`dupack_threshold` \
          transmissions later), as Linux does (tcp_mark_lost_retrans, RACK); `false`: RFC 6675 alone, \
@@ -476,6 +478,7 @@ pub struct TransportSpec {
     pub dupack_threshold: Option<u32>,
     pub max_reordering: Option<u32>,
     pub tso_defer: Option<Ps>,
+    pub undo: bool,
     pub delayed_ack: Option<Ps>,
     pub lost_retransmit: bool,
     pub data_class: u8,
@@ -948,6 +951,7 @@ fn read_transport(r: &mut Reader, topo: &TopologySpec) -> Result<TransportSpec, 
             .opt_uint("transport.max_reordering", 1)?
             .map(|v| v.min(u32::MAX as u64) as u32),
         tso_defer: r.opt_time("transport.tso_defer")?,
+        undo: r.bool("transport.undo")?,
         delayed_ack: r.opt_time("transport.delayed_ack")?,
         lost_retransmit: r.bool("transport.lost_retransmit")?,
         data_class: r.uint("transport.data_class", 0, 7)? as u8,

@@ -231,6 +231,7 @@ impl Delivered {
                     ece: p.ece,
                     ooo: p.ooo,
                     pack: p.pack,
+                    dsack: p.dsack,
                 })
             } else {
                 None
@@ -436,6 +437,7 @@ impl Sim {
             rearm_rto: t.rearm_rto,
             max_reordering: t.max_reordering,
             tso_defer: t.tso_defer,
+            undo: t.undo,
             notify: match t.kind {
                 TransportKind::Tcp | TransportKind::Cubic | TransportKind::Dctcp => NotifyMode::Tcp,
                 TransportKind::PFabric => NotifyMode::Probe,
@@ -872,6 +874,7 @@ impl Sim {
         pkt.ooo = ack.ooo;
         pkt.ppl = is_pack;
         pkt.pack = ack.pack;
+        pkt.dsack = ack.dsack;
         let from = f.dst;
         let pkt = self.pkts.alloc(pkt);
         self.enqueue(from, 0, pkt, u16::MAX);

@@ -51,6 +51,10 @@ pub struct TcpConfig {
     /// until a third of the window (or 64 KB) can go at once, unless the last deferral
     /// is this long ago (two jiffies). `None`: segments go as the window opens.
     pub tso_defer: Option<Ps>,
+    /// Linux's undo of a spurious fast retransmit (`tcp_try_undo_partial`,
+    /// `tcp_try_undo_recovery`): an ACK whose echoed timestamp is older than the
+    /// recovery's first retransmission shows the original arrived.
+    pub undo: bool,
 }
 
 /// A segment the sender wants on the wire.
@@ -89,6 +93,8 @@ pub struct AckInfo {
     /// CP's PACK option (CP §4.3): a lost block with its edges swapped, (right, left);
     /// (0, 0) when absent. Swapped edges cannot be a SACK block (left < right there).
     pub pack: (u64, u64),
+    /// D-SACK (RFC 2883), as a flag: a segment acknowledged here had arrived before.
+    pub dsack: bool,
 }
 
 impl AckInfo {
@@ -123,6 +129,21 @@ pub struct TcpSender<C: CongestionControl> {
     /// `tso_defer`: new data below this byte belongs to a burst already decided on, so
     /// it goes without a new decision when the host's NIC budget split the burst.
     burst_end: u64,
+    /// `TcpConfig::undo`.
+    undo: bool,
+    /// Undo state of the current fast recovery: a reduction that may still be undone,
+    /// whether it was (the window restored), ssthresh before it (Linux's
+    /// `tcp_current_ssthresh`), and when its first retransmission went (`Ps::MAX`: none
+    /// yet).
+    undo_marker: bool,
+    undone: bool,
+    /// Retransmissions of this recovery not yet reported duplicate (Linux's
+    /// `undo_retrans`): at 0, every one was spurious.
+    undo_retrans: u32,
+    /// The window before the reduction (Linux restores twice the halved ssthresh).
+    prior_cwnd: u64,
+    prior_ssthresh: u64,
+    retrans_stamp: Ps,
     /// Lowest unacknowledged byte; always a segment boundary (or `size`).
     una: u64,
     /// `una` in segments: the scoreboard's first segment (kept, not divided out on
@@ -161,6 +182,8 @@ pub struct TcpSender<C: CongestionControl> {
     deadline: Option<Ps>,
     pub retransmits: u32,
     pub timeouts: u32,
+    /// Fast recoveries undone as spurious (`TcpConfig::undo`).
+    pub undos: u32,
     fixed_rto: bool,
     rearm_rto: bool,
     ecn: bool,
@@ -205,6 +228,13 @@ impl<C: CongestionControl> TcpSender<C> {
             dupthresh: cfg.dupthresh,
             max_reordering: cfg.max_reordering,
             tso_defer: cfg.tso_defer.unwrap_or(0),
+            undo: cfg.undo,
+            undo_marker: false,
+            undone: false,
+            undo_retrans: 0,
+            prior_cwnd: 0,
+            prior_ssthresh: 0,
+            retrans_stamp: Ps::MAX,
             deferred_at: Ps::MAX,
             burst_end: 0,
             una: 0,
@@ -235,6 +265,7 @@ impl<C: CongestionControl> TcpSender<C> {
             backoff: 0,
             deadline: None,
             retransmits: 0,
+            undos: 0,
             timeouts: 0,
             fixed_rto: cfg.fixed_rto,
             rearm_rto: cfg.rearm_rto,
@@ -438,6 +469,7 @@ impl<C: CongestionControl> TcpSender<C> {
         // One past the highest SACKed segment before this ACK: a never-retransmitted
         // segment delivered below it arrived out of order, by this distance.
         let fack = self.high_sacked;
+        let una_before = self.una_seg();
         let mut reordered = 0;
         if ack.cum > self.una {
             let new_seg = ack.cum.div_ceil(self.mss);
@@ -469,6 +501,26 @@ impl<C: CongestionControl> TcpSender<C> {
             // RFC 5681 §2: a duplicate acknowledges exactly snd.una; an older ACK
             // overtaken by a newer one (reordered on the way back) is not one.
             self.dupacks += 1;
+        }
+        // Linux (tcp_packet_delayed): new data acknowledged by an ACK that echoes a send
+        // time from before the recovery's first retransmission was delivered by its
+        // original transmission, so the reduction was spurious.
+        let delayed = self.undo_marker
+            && newly_acked > 0
+            && !ack.echo_retx
+            && self.retrans_stamp != Ps::MAX
+            && ack.echo_ts < self.retrans_stamp;
+        if ack.dsack && self.undo_marker {
+            self.undo_retrans = self.undo_retrans.saturating_sub(1);
+        }
+        if delayed && self.in_recovery && !self.undone {
+            // tcp_try_undo_partial: the window back (tcp_undo_cwr: twice the halved
+            // ssthresh, the window before the cut), and the reordering
+            // this shows (tcp_update_reordering: fackets_out + acked).
+            self.w.cwnd = self.w.cwnd.max(self.prior_cwnd);
+            self.undone = true;
+            self.undos += 1;
+            reordered = reordered.max(fack.saturating_sub(una_before));
         }
         if self.ooo_option {
             // §3.4.1: a new ACK sets the inflation; a duplicate may only raise it, in
@@ -534,18 +586,43 @@ impl<C: CongestionControl> TcpSender<C> {
                 // Fast retransmit (RFC 6675 §5 / RFC 6582 §3.2 step 2).
                 self.in_recovery = true;
                 self.recover = self.nxt;
+                if self.undo {
+                    self.undo_marker = true;
+                    self.undone = false;
+                    self.undo_retrans = 0;
+                    self.retrans_stamp = Ps::MAX;
+                    self.prior_ssthresh = self.w.ssthresh.max(self.w.cwnd / 4 * 3);
+                    self.prior_cwnd = self.w.cwnd;
+                }
                 let flight = self.reduction_base();
                 self.cc.on_loss(&mut self.w, flight);
                 self.mark_head_lost();
                 self.retx_now = true;
-            } else if self.in_recovery && newly_acked > 0 && self.una < self.recover {
-                // Partial ACK: the next hole is lost too (RFC 6582 §3.2 step 5).
+            } else if self.in_recovery && newly_acked > 0 && self.una < self.recover && !self.undone
+            {
+                // Partial ACK: the next hole is lost too (RFC 6582 §3.2 step 5); not once
+                // the recovery was undone (Linux: "if the first packet was delayed, the
+                // rest ones are most probably delayed as well").
                 self.mark_head_lost();
             }
         }
         if self.in_recovery && self.una >= self.recover {
             self.in_recovery = false;
-            self.cc.on_recovery_end(&mut self.w);
+            if self.undo_marker && (delayed || self.undo_retrans == 0) {
+                // tcp_try_undo_recovery (the last ACK shows the original arrived, or
+                // D-SACKs reported every retransmission a duplicate), then
+                // tcp_complete_cwr: ssthresh as before the reduction, the window no
+                // larger than it.
+                if !self.undone {
+                    self.w.cwnd = self.w.cwnd.max(self.prior_cwnd);
+                    self.undos += 1;
+                }
+                self.w.ssthresh = self.w.ssthresh.max(self.prior_ssthresh);
+                self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
+            } else {
+                self.cc.on_recovery_end(&mut self.w);
+            }
+            self.undo_marker = false;
         } else if !self.in_recovery && !self.fl.active() && newly_acked > 0 {
             // Linux 2.6 counts ACKs, not bytes: a cumulative jump over data that arrived
             // out of order grows the window as one segment would.
@@ -590,6 +667,7 @@ impl<C: CongestionControl> TcpSender<C> {
         }
         self.retx_cursor = self.una_seg();
         self.in_recovery = false;
+        self.undo_marker = false;
         self.retx_now = false;
         self.recover = self.nxt;
         self.dupacks = 0;
@@ -790,6 +868,12 @@ impl<C: CongestionControl> TcpSender<C> {
             // timer, so a head that keeps being lost and resent in recovery (CP's cut
             // packets) is not also timed out.
             self.deadline = Some(now + self.rto());
+        }
+        if self.undo_marker {
+            if self.retrans_stamp == Ps::MAX {
+                self.retrans_stamp = now;
+            }
+            self.undo_retrans += 1;
         }
         let st = self.sb[i];
         self.set_state(k, st | RETX);
@@ -1059,6 +1143,8 @@ pub struct TcpReceiver {
     ooo_bytes: u64,
     /// CP: the lost block a payload-cut packet reported, for the next ACK (a PACK).
     pack: Option<(u64, u64)>,
+    /// A duplicate segment arrived since the last ACK (reported as a D-SACK).
+    dsack: bool,
     /// Payload bytes that arrived more than once.
     pub dup_bytes: u64,
 }
@@ -1079,6 +1165,7 @@ impl TcpReceiver {
             ce_pending: false,
             ooo_bytes: 0,
             pack: None,
+            dsack: false,
             dup_bytes: 0,
         }
     }
@@ -1117,6 +1204,7 @@ impl TcpReceiver {
         self.last_seg = None;
         if seq < self.rcv_nxt || seq >= self.size {
             self.dup_bytes += len as u64;
+            self.dsack = true;
         } else if seq == self.rcv_nxt {
             self.ooo.pop_front();
             self.rcv_nxt += len as u64;
@@ -1134,6 +1222,7 @@ impl TcpReceiver {
             }
             if self.ooo[i] {
                 self.dup_bytes += len as u64;
+                self.dsack = true;
             } else {
                 self.ooo[i] = true;
                 self.ooo_bytes += len as u64;
@@ -1191,6 +1280,7 @@ impl TcpReceiver {
             ooo: self.ooo_bytes,
             // Swapped edges: (right, left) (CP §4.3, Fig. 4b).
             pack: self.pack.take().map_or((0, 0), |(l, r)| (r, l)),
+            dsack: std::mem::take(&mut self.dsack),
             ..Default::default()
         };
         self.ce_pending = false;
@@ -1273,6 +1363,88 @@ mod tests {
             rearm_rto: false,
             max_reordering: None,
             tso_defer: None,
+            undo: false,
+        }
+    }
+
+    /// Linux's undo (`transport.undo`). Segment 0 is delayed, not lost: three segments
+    /// behind it start a fast retransmit at t = 30, which halves the window. Then the
+    /// original arrives; its ACK echoes its send time (5, before 30), so the window goes
+    /// back to twice ssthresh, and when the retransmission arrives as a duplicate
+    /// (D-SACK) and the recovery ends, ssthresh is restored too. Without undo, or when
+    /// the original was really lost (the hole is filled by the retransmission, whose
+    /// ACK echoes t = 30), the reduction stands.
+    #[test]
+    fn undo_restores_a_window_cut_for_a_delayed_segment() {
+        let mut c = cfg();
+        c.init_cwnd = 10;
+        let size = 20_000;
+        let run = |undo: bool, original_lost: bool| {
+            let mut c = c.clone();
+            c.undo = undo;
+            let mut s = TcpSender::new(&c, size, NewReno::default());
+            let mut r = TcpReceiver::new(&c, size);
+            let mut out = Vec::new();
+            s.start(0, 100, &mut out);
+            // Slow start over, so that no growth blurs the comparison.
+            s.w.ssthresh = s.w.cwnd;
+            let before = s.w.cwnd;
+            let segs = std::mem::take(&mut out);
+            for seg in &segs[1..4] {
+                r.on_data(20, seg.seq, seg.len, 5, false, false);
+                s.on_ack(30, &r.make_ack(), 100, &mut out);
+            }
+            assert!(s.in_recovery());
+            let resent = out.iter().find(|o| o.retx).expect("fast retransmit");
+            assert_eq!(resent.seq, 0);
+            let halved = s.w.cwnd;
+            assert!(halved < before);
+            // The hole is filled: by the original (sent at 5) or by the retransmission.
+            let (ts, retx) = if original_lost {
+                (30, true)
+            } else {
+                (5, false)
+            };
+            r.on_data(40, 0, segs[0].len, ts, retx, false);
+            s.on_ack(50, &r.make_ack(), 100, &mut out);
+            if !original_lost {
+                // The retransmission arrives too: a duplicate, reported by D-SACK.
+                r.on_data(41, 0, segs[0].len, 30, true, false);
+                let a = r.make_ack();
+                assert!(a.dsack);
+                s.on_ack(51, &a, 100, &mut out);
+            }
+            // Everything else arrives; the recovery ends.
+            let mut t = 60;
+            while !s.done() {
+                let sent = std::mem::take(&mut out);
+                for seg in segs[4..].iter().chain(sent.iter().filter(|o| !o.retx)) {
+                    if seg.seq >= r.delivered() {
+                        r.on_data(t, seg.seq, seg.len, t, false, false);
+                        s.on_ack(t + 1, &r.make_ack(), 100, &mut out);
+                        t += 2;
+                    }
+                }
+                if t > 10_000 {
+                    break;
+                }
+            }
+            assert!(s.done() && !s.in_recovery());
+            (before, halved, s.w.cwnd, s.w.ssthresh, s.undos)
+        };
+        let (before, halved, cwnd, ssthresh, undos) = run(true, false);
+        assert_eq!(undos, 1);
+        assert!(cwnd >= before, "{cwnd} after undo, {before} before the cut");
+        assert!(ssthresh >= before / 4 * 3, "{ssthresh}");
+        assert!(halved < before);
+        for (undo, lost) in [(false, false), (true, true)] {
+            let (before, halved, cwnd, ssthresh, undos) = run(undo, lost);
+            assert_eq!(undos, 0);
+            assert_eq!(ssthresh, halved);
+            assert!(
+                cwnd < before,
+                "undo {undo}, lost {lost}: {cwnd} vs {before}"
+            );
         }
     }
 
