@@ -63,7 +63,8 @@ pub struct Packet {
     /// Notify / Quench: the kind of the packet it reports.
     pub orig: PktKind,
     /// ACK: FastLane's multipath option, out-of-order bytes held above `seq` (§3.4.1).
-    pub ooo: u64,
+    /// (32 bits: a window's worth; keeps the packet at 152 bytes.)
+    pub ooo: u32,
     /// When it joined its current queue (CoDel's sojourn time).
     pub enq: Ps,
     /// CP bits (CP §5.1): CP-available and precise-packet-loss. Data (1, 0) is
@@ -152,6 +153,9 @@ pub fn prefetch(p: *const u8) {
 }
 
 const _: () = assert!(std::mem::size_of::<Hot>() == 16);
+// The cold part's size sets the arena's footprint (docs/performance.md): a field added
+// here should not grow it.
+const _: () = assert!(std::mem::size_of::<Packet>() == 152);
 
 /// Packet arena with a free list: no per-packet heap allocation in steady state.
 /// `hot[i]` holds the per-hop fields of packet i, `cold[i]` the whole packet.

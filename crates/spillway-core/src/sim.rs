@@ -229,7 +229,7 @@ impl Delivered {
                     echo_ts: p.ts,
                     echo_retx: p.retx,
                     ece: p.ece,
-                    ooo: p.ooo,
+                    ooo: p.ooo as u64,
                     pack: p.pack,
                     dsack: p.dsack,
                 })
@@ -871,7 +871,7 @@ impl Sim {
         pkt.ts = ack.echo_ts;
         pkt.sack = ack.sack;
         pkt.ece = ack.ece;
-        pkt.ooo = ack.ooo;
+        pkt.ooo = ack.ooo.min(u32::MAX as u64) as u32;
         pkt.ppl = is_pack;
         pkt.pack = ack.pack;
         pkt.dsack = ack.dsack;
