@@ -608,7 +608,14 @@ impl Sim {
                 Ev::Timer { slot } => self.on_timer(slot, time),
                 Ev::HostDone { host, pkt } => self.on_host_done(host, pkt),
                 Ev::HostRx { host, pkt } => self.host_receive(host, pkt),
-                Ev::GroFlush { slot } => self.gro_flush(slot, time),
+                Ev::GroFlush { slot } => {
+                    if let Some(f) = self.flows[slot as usize].as_mut() {
+                        if f.gro_ev == time {
+                            f.gro_ev = Ps::MAX;
+                            self.gro_flush(slot);
+                        }
+                    }
+                }
                 Ev::Workload => {
                     if self.wl_pending == Some(time) {
                         self.wl_pending = None;
@@ -837,6 +844,8 @@ impl Sim {
 
     fn send_ack(&mut self, slot: u32) {
         let f = self.flows[slot as usize].as_mut().unwrap();
+        // Any ACK covers a segment held for merging (`host.gro`).
+        f.gro_at = Ps::MAX;
         let ack = f.receiver.make_ack();
         // SACK option: 2 B kind/len + 8 B per block, padded to 4 B (RFC 2018).
         let opt = if ack.nsack > 0 {
@@ -1077,14 +1086,17 @@ impl Sim {
     ) -> RxResult {
         let now = self.now;
         let f = self.flows[slot as usize].as_mut().unwrap();
+        // Linux merges only segments whose headers and options match: not a CE mark,
+        // not a retransmission (a later timestamp), and not a duplicate.
+        let mergeable = !ce && !retx && !f.receiver.is_duplicate(seq);
         let joins =
-            !ce && f.gro_at == now && f.gro_next == seq && f.gro_bytes + len <= GRO_MAX_BYTES;
+            mergeable && f.gro_at == now && f.gro_next == seq && f.gro_bytes + len <= GRO_MAX_BYTES;
         if !joins {
-            self.gro_flush(slot, now);
+            self.gro_flush(slot);
         }
         let f = self.flows[slot as usize].as_mut().unwrap();
         let rx = f.receiver.on_data(now, seq, len, ts, retx, ce);
-        if rx.ack_now && !ce {
+        if rx.ack_now && mergeable {
             f.gro_bytes = if joins { f.gro_bytes + len } else { len };
             f.gro_at = now;
             f.gro_next = seq + len as u64;
@@ -1099,14 +1111,12 @@ impl Sim {
         rx
     }
 
-    /// `host.gro`: acknowledges the flow's segment held for merging, if it is from the
-    /// interrupt at `now`.
-    fn gro_flush(&mut self, slot: u32, now: Ps) {
+    /// `host.gro`: acknowledges the flow's segment held for merging, if any.
+    fn gro_flush(&mut self, slot: u32) {
         let Some(f) = self.flows[slot as usize].as_mut() else {
             return;
         };
-        if f.gro_at == now {
-            f.gro_at = Ps::MAX;
+        if f.gro_at != Ps::MAX {
             self.send_ack(slot);
             self.arm_timer(slot);
         }
@@ -1554,7 +1564,7 @@ impl Sim {
                 // CP §4.3: a payload-cut packet is answered at once by a PACK (after the
                 // ACK of any segment held for merging, which came before it).
                 if self.gro {
-                    self.gro_flush(slot, now);
+                    self.gro_flush(slot);
                 }
                 let f = self.flows[slot as usize].as_mut().unwrap();
                 f.receiver.on_cut(p.seq, p.len);

@@ -140,6 +140,7 @@ fn receive_offload_keeps_every_byte_and_sends_fewer_acks() {
     let merged = run(LONE_FLOW, &with);
     for r in [&plain, &merged] {
         assert_eq!(r.flows.len(), 1);
+        assert_eq!(r.flows.timeouts[0], 0);
         assert_eq!(r.flows.delivered_bytes[0], 4 << 20);
         assert_eq!(r.sim.counters.dup_bytes, 0);
         assert!(r.flows.finish_ps[0] < u64::MAX);
@@ -149,6 +150,27 @@ fn receive_offload_keeps_every_byte_and_sends_fewer_acks() {
         "{} hops with GRO, {} without",
         merged.sim.counters.packet_hops,
         plain.sim.counters.packet_hops
+    );
+}
+
+/// A segment reaching the host exactly at a pending interrupt, after that interrupt's
+/// batch has been handled, forms a batch of its own and is acknowledged (an interval of
+/// nine serialization times makes the tenth segment land so). Every ACK must go out: a
+/// lost final ACK would leave the flow to its retransmission timeout.
+#[test]
+fn receive_offload_acknowledges_a_segment_arriving_at_the_interrupt_instant() {
+    let s_full = serialization_ps(1460 + 40 + 38, 10_000_000_000);
+    let interval = format!("host.rx_coalesce={}ps", 9 * s_full);
+    let size = "workload.flows=[{ src = 0, dst = 1, size = \"14600B\" }]";
+    let plain = run(LONE_FLOW, &[size]);
+    let merged = run(LONE_FLOW, &[size, &interval, "host.gro=true"]);
+    assert_eq!(merged.flows.timeouts[0], 0);
+    assert_eq!(merged.flows.retransmits[0], 0);
+    assert!(
+        merged.sim.now() < plain.sim.now() + 3 * 9 * s_full,
+        "{} ps against {} without moderation",
+        merged.sim.now(),
+        plain.sim.now()
     );
 }
 

@@ -623,6 +623,7 @@ impl<C: CongestionControl> TcpSender<C> {
                 self.cc.on_recovery_end(&mut self.w);
             }
             self.undo_marker = false;
+            self.undone = false;
         } else if !self.in_recovery && !self.fl.active() && newly_acked > 0 {
             // Linux 2.6 counts ACKs, not bytes: a cumulative jump over data that arrived
             // out of order grows the window as one segment would.
@@ -668,6 +669,7 @@ impl<C: CongestionControl> TcpSender<C> {
         self.retx_cursor = self.una_seg();
         self.in_recovery = false;
         self.undo_marker = false;
+        self.undone = false;
         self.retx_now = false;
         self.recover = self.nxt;
         self.dupacks = 0;
@@ -758,6 +760,9 @@ impl<C: CongestionControl> TcpSender<C> {
             }
             if s.retx {
                 self.retransmits -= 1;
+                if self.undo_marker {
+                    self.undo_retrans = self.undo_retrans.saturating_sub(1);
+                }
             }
             self.set_state(k, (st & !RETX) | LOST);
             self.retx_cursor = self.retx_cursor.min(k);
@@ -1259,6 +1264,15 @@ impl TcpReceiver {
         }
     }
 
+    /// The segment at `seq` has arrived before (or lies outside the data).
+    pub fn is_duplicate(&self, seq: u64) -> bool {
+        if seq < self.rcv_nxt || seq >= self.size {
+            return true;
+        }
+        let i = (seq / self.mss - self.rcv_nxt / self.mss) as usize;
+        self.ooo.get(i).copied().unwrap_or(false)
+    }
+
     /// Delayed-ACK timer; true when an ACK is due now.
     pub fn on_timer(&mut self, now: Ps) -> bool {
         match self.ack_deadline {
@@ -1407,6 +1421,11 @@ mod tests {
             };
             r.on_data(40, 0, segs[0].len, ts, retx, false);
             s.on_ack(50, &r.make_ack(), 100, &mut out);
+            // The late original's ACK restores the window at once (partial undo).
+            assert_eq!(s.undos, u32::from(undo && !original_lost));
+            if s.undos == 1 {
+                assert!(s.w.cwnd >= before && s.in_recovery());
+            }
             if !original_lost {
                 // The retransmission arrives too: a duplicate, reported by D-SACK.
                 r.on_data(41, 0, segs[0].len, 30, true, false);
