@@ -163,6 +163,8 @@ pub struct Counters {
     pub cut_bytes: u64,
     pub cut_dropped: u64,
     pub packs: u64,
+    /// Fast recoveries undone as spurious (`transport.undo`).
+    pub undos: u64,
 }
 
 /// Per-port statistics, one row per egress port.
@@ -974,6 +976,7 @@ impl Sim {
         r.notifications.push(f.notified);
         self.counters.notifications_stale += f.sender.stale_notifications as u64;
         self.counters.packs += f.sender.packs as u64;
+        self.counters.undos += f.sender.undos as u64;
         self.counters.ecn_reductions += f.sender.ecn_reductions as u64;
         r.delivered_bytes.push(f.receiver.delivered());
         self.counters.bytes_delivered += f.receiver.delivered();

@@ -170,6 +170,11 @@ fn dctcp_without_marking_and_cp_with_pfabric_are_refused() {
 /// S1's goodput (b/s) in the out-of-order experiment (CP §6.3, examples/cp/ooo.toml)
 /// with path A taken with probability `p`.
 fn ooo_goodput(p: f64, overrides: &[&str]) -> f64 {
+    ooo_run(p, overrides).0
+}
+
+/// The two-path experiment for 2 s: S1's goodput (b/s) and the run's counters.
+fn ooo_run(p: f64, overrides: &[&str]) -> (f64, spillway_core::sim::Counters) {
     let routes = format!(
         "switch.routes=[{{at = \"leaf1\", to = [0], via = [\"spine0\", \"spine1\"], \
          weights = [{p}, {}]}}, {{at = \"leaf2\", to = [1], via = [\"spine1\"]}}, \
@@ -183,7 +188,33 @@ fn ooo_goodput(p: f64, overrides: &[&str]) -> f64 {
     sim.run_to_end();
     let f = sim.take_flows();
     let i = f.src.iter().position(|&s| s == 3).unwrap();
-    f.delivered_bytes[i] as f64 * 8.0 / 2.0
+    (
+        f.delivered_bytes[i] as f64 * 8.0 / 2.0,
+        sim.counters.clone(),
+    )
+}
+
+/// Linux's undo (`transport.undo`): at P = 0.9 a path-B segment is overtaken by more
+/// segments (~160) than the reordering bound of 127 reaches, so each one starts a
+/// spurious fast retransmit. The late original's ACK echoes a send time from before the
+/// retransmission, which undoes the cut, and S1 keeps most of the line; without undo,
+/// every such cut stands.
+#[test]
+fn undo_reverses_spurious_recoveries_under_deep_reordering() {
+    let o = [
+        "switch.overflow=drop",
+        "transport.dupack_threshold=3",
+        "transport.max_reordering=127",
+    ];
+    let (kept, c0) = ooo_run(0.9, &o);
+    let (undone, c1) = ooo_run(0.9, &[o[0], o[1], o[2], "transport.undo=true"]);
+    assert_eq!(c0.undos, 0);
+    assert!(c1.undos > 0);
+    assert!(
+        undone > 1.5 * kept && undone > 0.8e9,
+        "with undo {undone:.3e} b/s ({} undone), without {kept:.3e}",
+        c1.undos
+    );
 }
 
 /// CP §6.3, footnote 11: the multipath flow's path-B share gets half of path B, so it

@@ -295,6 +295,7 @@ impl Simulation {
         d.set_item("cut_bytes", c.cut_bytes)?;
         d.set_item("cut_dropped", c.cut_dropped)?;
         d.set_item("packs", c.packs)?;
+        d.set_item("undos", c.undos)?;
         d.set_item("sim_time_ps", self.sim.now())?;
         Ok(d)
     }
