@@ -1114,14 +1114,14 @@ impl Sim {
         rx
     }
 
-    /// `host.gro`: acknowledges the flow's segment held for merging, if any.
+    /// `host.gro`: acknowledges the flow's segment held for merging, if any. (An ACK
+    /// only clears the receiver's timer, so no timer needs arming after it.)
     fn gro_flush(&mut self, slot: u32) {
         let Some(f) = self.flows[slot as usize].as_mut() else {
             return;
         };
         if f.gro_at != Ps::MAX {
             self.send_ack(slot);
-            self.arm_timer(slot);
         }
     }
 

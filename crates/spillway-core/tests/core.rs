@@ -66,6 +66,14 @@ fn lone_flow_matches_the_closed_form() {
     assert_eq!(r.flows.retransmits[0], 0);
 }
 
+/// On `LONE_FLOW`'s path (two 10G hops of 1 us each way), when the first ACK of a flow
+/// reaches the sender: the first full segment's two hops, then the ACK's.
+fn first_ack_arrival() -> u64 {
+    let s_full = serialization_ps(1460 + 40 + 38, 10_000_000_000);
+    let s_ack = serialization_ps(wire_bytes(40, 38) as u64, 10_000_000_000);
+    2 * s_full + 2 * s_ack + 4 * 1_000_000
+}
+
 /// Interrupt moderation (`host.rx_coalesce`): a packet reaching a quiet host goes up at
 /// once, and those arriving within the interval wait for the next interrupt together. A
 /// flow of three full segments sent back to back: the first is delivered on arrival, the
@@ -93,10 +101,7 @@ fn receive_coalescing_batches_packets_to_the_next_interrupt() {
         moderated.flows.retransmits[0] + plain.flows.retransmits[0],
         0
     );
-    // The first ACK reaches the sender after the first segment's two hops and its own.
-    let s_ack = serialization_ps(wire_bytes(40, 38) as u64, 10_000_000_000);
-    let first_ack = 2 * s_full + 2 * s_ack + 4 * 1_000_000;
-    assert_eq!(moderated.sim.now(), first_ack + 2 * 100_000_000);
+    assert_eq!(moderated.sim.now(), first_ack_arrival() + 2 * 100_000_000);
 }
 
 /// Generic receive offload (`host.gro`): the same three-segment flow with 100 us
@@ -117,11 +122,8 @@ fn receive_offload_acknowledges_one_interrupts_segments_once() {
     };
     let moderated = run(LONE_FLOW, &with("host.gro=false"));
     let merged = run(LONE_FLOW, &with("host.gro=true"));
-    let s_full = serialization_ps(1460 + 40 + 38, 10_000_000_000);
-    let s_ack = serialization_ps(wire_bytes(40, 38) as u64, 10_000_000_000);
-    let first_ack = 2 * s_full + 2 * s_ack + 4 * 1_000_000;
     assert_eq!(merged.flows.fct_ps[0], moderated.flows.fct_ps[0]);
-    assert_eq!(merged.sim.now(), first_ack + 100_000_000);
+    assert_eq!(merged.sim.now(), first_ack_arrival() + 100_000_000);
     // Three data segments and three ACKs over two hops each, against two ACKs.
     assert_eq!(moderated.sim.counters.packet_hops, 12);
     assert_eq!(merged.sim.counters.packet_hops, 10);

@@ -514,12 +514,9 @@ impl<C: CongestionControl> TcpSender<C> {
             self.undo_retrans = self.undo_retrans.saturating_sub(1);
         }
         if delayed && self.in_recovery && !self.undone {
-            // tcp_try_undo_partial: the window back (tcp_undo_cwr: twice the halved
-            // ssthresh, the window before the cut), and the reordering
-            // this shows (tcp_update_reordering: fackets_out + acked).
-            self.w.cwnd = self.w.cwnd.max(self.prior_cwnd);
-            self.undone = true;
-            self.undos += 1;
+            // tcp_try_undo_partial: the window back, and the reordering this shows
+            // (tcp_update_reordering: fackets_out + acked).
+            self.undo_cut();
             reordered = reordered.max(fack.saturating_sub(una_before));
         }
         if self.ooo_option {
@@ -614,8 +611,7 @@ impl<C: CongestionControl> TcpSender<C> {
                 // tcp_complete_cwr: ssthresh as before the reduction, the window no
                 // larger than it.
                 if !self.undone {
-                    self.w.cwnd = self.w.cwnd.max(self.prior_cwnd);
-                    self.undos += 1;
+                    self.undo_cut();
                 }
                 self.w.ssthresh = self.w.ssthresh.max(self.prior_ssthresh);
                 self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
@@ -640,6 +636,14 @@ impl<C: CongestionControl> TcpSender<C> {
             self.deadline = (self.una < self.nxt).then(|| now + self.rto());
         }
         self.send_available(now, limit, out, false);
+    }
+
+    /// `transport.undo`: the recovery's window cut was spurious; the window goes back
+    /// to what it was (Linux's tcp_undo_cwr: twice the halved ssthresh).
+    fn undo_cut(&mut self) {
+        self.w.cwnd = self.w.cwnd.max(self.prior_cwnd);
+        self.undone = true;
+        self.undos += 1;
     }
 
     /// Called when the timer may have expired; does nothing if it has not.
