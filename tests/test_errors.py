@@ -27,6 +27,12 @@ CASES = [
     ('[workload]\nkind = "trace"\nflows = [{src = 0, dst = 0, size = 10}]\n',
      "workload.flows[0].dst", "two different hosts"),
     ("this is not toml", "(file)", "not valid TOML"),
+    # Networks too large to build: refused before anything is allocated.
+    ('[topology]\nkind = "leaf_spine"\nracks = 65536\n', "topology.racks",
+     "GiB of routing tables"),
+    ('[topology]\nkind = "leaf_spine"\nhosts_per_rack = 65535\n',
+     "topology.hosts_per_rack", "ports"),
+    ('[topology]\nkind = "star"\nhosts = 70000\n', "topology.hosts", "2..=65536"),
 ]
 
 

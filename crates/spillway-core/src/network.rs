@@ -680,6 +680,7 @@ impl Network {
         spine_buffer: u64,
         nic_buffer: Option<u64>,
         routes: &[RouteSpec],
+        name: &dyn Fn(u32) -> String,
     ) -> Result<Network, String> {
         let n = topo.nodes() as usize;
         let mut nodes: Vec<Node> = (0..n).map(|_| Node { ports: Vec::new() }).collect();
@@ -769,7 +770,9 @@ impl Network {
                         let port = nodes[s].ports.iter().position(|p| p.peer == v);
                         let Some(port) = port else {
                             return Err(format!(
-                                "switch.routes[{i}]: via node {v} is not a neighbour of node {s}"
+                                "switch.routes[{i}]: {} is not linked to {}",
+                                name(v),
+                                name(s as u32)
                             ));
                         };
                         if v < topo.hosts && v as usize != d {
@@ -844,7 +847,7 @@ impl Network {
             set_ports,
             set_weights,
         };
-        net.check_no_loops(&overrides)?;
+        net.check_no_loops(&overrides, name)?;
         Ok(net)
     }
 
@@ -853,6 +856,7 @@ impl Network {
     fn check_no_loops(
         &self,
         overrides: &std::collections::HashMap<(usize, usize), usize>,
+        name: &dyn Fn(u32) -> String,
     ) -> Result<(), String> {
         let mut dsts: Vec<usize> = overrides.keys().map(|&(_, d)| d).collect();
         dsts.sort_unstable();
@@ -887,7 +891,8 @@ impl Network {
                         }
                         1 => {
                             return Err(format!(
-                                "switch.routes: packets for host {d} would loop through node {v}"
+                                "switch.routes: packets for host {d} would loop through {}",
+                                name(v as u32)
                             ))
                         }
                         _ => {}

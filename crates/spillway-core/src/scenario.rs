@@ -672,14 +672,29 @@ impl Scenario {
     }
 }
 
+/// Most ports one node may have: a port index is 16 bits.
+const MAX_PORTS: u64 = 1 << 16;
+/// Most routing-table entries (one per switch and destination host, 4 bytes each): 4 GiB.
+const MAX_ROUTE_ENTRIES: u64 = 1 << 30;
+
+fn route_table_message(hosts: u64, switches: u64) -> String {
+    format!(
+        "{hosts} hosts and {switches} switches need {:.1} GiB of routing tables \
+         (4 bytes per switch and destination); at most {} GiB",
+        (hosts * switches * 4) as f64 / (1u64 << 30) as f64,
+        (MAX_ROUTE_ENTRIES * 4) >> 30
+    )
+}
+
 fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioError> {
     let kind = r.choice("topology.kind")?.to_string();
     let shape = match kind.as_str() {
+        // One switch port per host: port indices are 16 bits.
         "star" => Shape::Star {
-            hosts: r.uint("topology.hosts", 2, 1 << 20)? as u32,
+            hosts: r.uint("topology.hosts", 2, MAX_PORTS)? as u32,
         },
         "dumbbell" => {
-            let hosts = r.uint("topology.hosts", 2, 1 << 20)? as u32;
+            let hosts = r.uint("topology.hosts", 2, 2 * (MAX_PORTS - 1))? as u32;
             if !hosts.is_multiple_of(2) {
                 return Err(r.err("topology.hosts", "a dumbbell needs an even number of hosts"));
             }
@@ -696,6 +711,22 @@ fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioError> {
             let racks = r.uint("topology.racks", 1, 1 << 16)? as u32;
             let hosts_per_rack = r.uint("topology.hosts_per_rack", 1, 1 << 16)? as u32;
             let spines = r.uint("topology.spines", 1, 1 << 12)? as u32;
+            if u64::from(hosts_per_rack) + u64::from(spines) > MAX_PORTS {
+                return Err(r.err(
+                    "topology.hosts_per_rack",
+                    format!(
+                        "a leaf would have {} ports (hosts_per_rack + spines); at most {MAX_PORTS}",
+                        u64::from(hosts_per_rack) + u64::from(spines)
+                    ),
+                ));
+            }
+            let (hosts, switches) = (
+                u64::from(racks) * u64::from(hosts_per_rack),
+                u64::from(racks) + u64::from(spines),
+            );
+            if hosts * switches > MAX_ROUTE_ENTRIES {
+                return Err(r.err("topology.racks", route_table_message(hosts, switches)));
+            }
             if racks * hosts_per_rack < 2 {
                 return Err(r.err(
                     "topology.hosts_per_rack",
@@ -1660,10 +1691,11 @@ impl<'a> Reader<'a> {
                 "expected [[switch.routes]] tables",
             ));
         };
+        let linked = shape.neighbours();
         let routes = a
             .iter()
             .enumerate()
-            .map(|(i, t)| route_from_value(t, i, shape))
+            .map(|(i, t)| route_from_value(t, i, shape, &linked))
             .collect::<Result<Vec<_>, _>>()?;
         self.record(KEY, v.clone());
         Ok(routes)
@@ -1751,7 +1783,12 @@ fn zero_only(i: i64) -> Result<Ps, String> {
     }
 }
 
-fn route_from_value(v: &Value, i: usize, shape: &Shape) -> Result<RouteSpec, ScenarioError> {
+fn route_from_value(
+    v: &Value,
+    i: usize,
+    shape: &Shape,
+    linked: &std::collections::HashSet<(u32, u32)>,
+) -> Result<RouteSpec, ScenarioError> {
     let key = format!("switch.routes[{i}]");
     let Value::Table(t) = v else {
         return Err(ScenarioError::new(
@@ -1829,10 +1866,35 @@ fn route_from_value(v: &Value, i: usize, shape: &Shape) -> Result<RouteSpec, Sce
             "missing: the neighbours to forward to",
         ));
     }
-    let via = list(&k, via)?
+    let via_values = list(&k, via)?;
+    let via = via_values
         .iter()
         .map(|x| node(&k, x))
         .collect::<Result<Vec<_>, _>>()?;
+    for (x, &v) in via_values.iter().zip(&via) {
+        if !linked.contains(&(at, v)) {
+            return Err(ScenarioError::new(
+                &k,
+                x,
+                format!(
+                    "{} is not linked to {}",
+                    shape.node_name(v),
+                    shape.node_name(at)
+                ),
+            ));
+        }
+        // A host only receives: forwarding to one is right only for its own packets.
+        if v < hosts && (dsts.is_empty() || dsts.iter().any(|&d| d != v)) {
+            return Err(ScenarioError::new(
+                &k,
+                x,
+                format!(
+                    "{} is a host, and hosts do not forward: `to` may name only it",
+                    shape.node_name(v)
+                ),
+            ));
+        }
+    }
     let (k, w) = field("weights");
     let weights = match w {
         None => None,
@@ -1856,11 +1918,11 @@ fn route_from_value(v: &Value, i: usize, shape: &Shape) -> Result<RouteSpec, Sce
                     format!("needs one weight per `via` entry ({})", via.len()),
                 ));
             }
-            if ws.iter().sum::<f64>() <= 0.0 {
+            if ws.iter().sum::<f64>() <= 0.0 || !ws.iter().sum::<f64>().is_finite() {
                 return Err(ScenarioError::new(
                     &k,
                     x,
-                    "at least one weight must be positive",
+                    "at least one weight must be positive, and their sum finite",
                 ));
             }
             Some(ws)

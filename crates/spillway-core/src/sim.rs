@@ -387,8 +387,15 @@ impl Sim {
             sc.switch.spine_buffer,
             sc.host.nic_buffer,
             &sc.switch.routes,
+            &|i| sc.topology.shape.node_name(i),
         )
-        .map_err(|m| ScenarioError::new("topology", &sc.topology.kind, m))?;
+        .map_err(|m| match m.split_once(": ") {
+            // Routes that pass one by one but not together (a loop): the key is theirs.
+            Some((key, msg)) if key.starts_with("switch.routes") => {
+                ScenarioError::new(key, "", msg)
+            }
+            _ => ScenarioError::new("topology", &sc.topology.kind, m),
+        })?;
         let hosts = topo.hosts;
         // `topology.clock_ppm`: one clock per node (a switch's ports share its
         // oscillator), drawn in node order from a stream of its own.

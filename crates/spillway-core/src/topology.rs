@@ -112,6 +112,25 @@ impl Topology {
 }
 
 impl Shape {
+    /// Every linked pair of nodes, both ways round (for checking a scenario's routes).
+    pub fn neighbours(&self) -> std::collections::HashSet<(u32, u32)> {
+        let spec = TopologySpec {
+            kind: String::new(),
+            shape: self.clone(),
+            link_rate: 0,
+            link_delay: 0,
+            fabric_rate: 0,
+            fabric_delay: 0,
+            framing_bytes: 0,
+            clock_ppm: 0.0,
+        };
+        Topology::build(&spec)
+            .links
+            .iter()
+            .flat_map(|l| [(l.a, l.b), (l.b, l.a)])
+            .collect()
+    }
+
     /// Hosts and switches this shape builds.
     pub fn node_count(&self) -> u32 {
         let switches = match *self {
