@@ -118,6 +118,7 @@ def test_every_cp_testbed_run_uses_the_papers_rto_min():
     for one uses it. Checked on the resolved scenario of every point of every figure, so
     a figure that forgets the key (and runs with the simulator's 1 ms default) fails."""
     import tomllib
+
     from spillway.reproduce import cp
     from spillway.run import validate
     from spillway.sweep import build_sweep

@@ -46,13 +46,12 @@ import os
 import shutil
 import sys
 import time
+import tomllib
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from spillway import _core
 from spillway.errors import ScenarioError
