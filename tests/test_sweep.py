@@ -82,6 +82,33 @@ def test_a_failing_point_is_recorded_and_the_others_finish(tmp_path, root):
     assert "transport.rto_min" in err and "ten" in err
 
 
+def test_cli_exits_1_when_a_point_failed_and_0_when_all_are_done(tmp_path, root):
+    bad = write_sweep(tmp_path, root, {"transport.rto_min": ["10ms", "ten"]})
+    r = subprocess.run([*SPILLWAY, "sweep", str(bad), "--out", str(tmp_path / "a")],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "1 of 2 points failed" in r.stderr, r.stderr
+    good = write_sweep(tmp_path, root, {"transport.rto_min": ["10ms"]}, name="good.toml")
+    r = subprocess.run([*SPILLWAY, "sweep", str(good), "--out", str(tmp_path / "b")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize(("spec", "key"), [
+    ({"seeds": 0}, "sweep.seeds"),
+    ({"seeds": []}, "sweep.seeds"),
+    ({"seeds": ["a"]}, "sweep.seeds"),
+    ({"grid": {"workload.senders": []}}, "sweep.grid.workload.senders"),
+    ({"grid": {"workload.senders": 4}}, "sweep.grid.workload.senders"),
+    ({"zip": {"workload.senders": []}}, "sweep.zip.workload.senders"),
+    ({"grid": [1]}, "sweep.grid"),
+    ({"schemes": {"a": 3}}, "sweep.schemes.a"),
+])
+def test_malformed_sweeps_are_refused_naming_the_key(spec, key):
+    with pytest.raises(spillway.ScenarioError) as e:
+        build_sweep(spec)
+    assert e.value.key == key
+
+
 def test_query_and_open_agree_with_the_parquet_files(tmp_path, root):
     path = write_sweep(tmp_path, root, {"workload.senders": [4, 16]})
     run_sweep(spillway.sweep.load_sweep(path), tmp_path / "out", workers=2, quiet=True)

@@ -79,6 +79,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     failed = pts[pts.status == "failed"]
     for _, row in failed.iterrows():
         print(f"failed {row.hash}: {row.error}", file=sys.stderr)
+    if len(failed):
+        # The others are done and cached; a script should still see that some are not.
+        print(f"{len(failed)} of {len(pts)} points failed", file=sys.stderr)
+        return 1
     return 0
 
 

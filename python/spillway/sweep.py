@@ -117,8 +117,27 @@ def build_sweep(spec: dict[str, Any], base_dir: str | None = None) -> Sweep:
     else:
         base_text, scen_dir = "", base_dir
     seeds = spec.get("seeds", [1])
-    if isinstance(seeds, int):
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        if seeds < 1:
+            raise ScenarioError("sweep.seeds", str(seeds), "a count of seeds must be at least 1")
         seeds = list(range(1, seeds + 1))
+    if not (isinstance(seeds, list) and seeds
+            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in seeds)):
+        raise ScenarioError("sweep.seeds", str(seeds),
+                            "expected a count (3 -> seeds 1, 2, 3) or a non-empty list of "
+                            "non-negative integers")
+    for table in ("set", "grid", "zip", "schemes"):
+        if not isinstance(spec.get(table, {}), dict):
+            raise ScenarioError(f"sweep.{table}", str(spec[table]), "expected a table")
+    for table in ("grid", "zip"):
+        for k, v in spec.get(table, {}).items():
+            if not (isinstance(v, list) and v):
+                raise ScenarioError(f"sweep.{table}.{k}", str(v),
+                                    "expected a non-empty list of values")
+    for name, bundle in spec.get("schemes", {}).items():
+        if not isinstance(bundle, dict):
+            raise ScenarioError(f"sweep.schemes.{name}", str(bundle),
+                                "expected a table of overrides")
     fixed = [f"{k}={toml_literal(v)}" for k, v in spec.get("set", {}).items()]
     grid = spec.get("grid", {})
     zipped = spec.get("zip", {})
