@@ -86,3 +86,12 @@ def test_missing_file_is_a_clean_error(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 2
     assert "not found" in r.stderr
+
+
+def test_an_out_directory_that_is_a_file_is_a_clean_error(tmp_path, root):
+    f = tmp_path / "file"
+    f.write_text("")
+    r = subprocess.run([*SPILLWAY, "run", "examples/trace.toml", "--out", str(f)],
+                       capture_output=True, text=True, cwd=root)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert str(f) in r.stderr

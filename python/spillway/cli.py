@@ -195,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     except ScenarioError as e:
         print(f"spillway: invalid scenario: {e}", file=sys.stderr)
         return 2
-    except FileNotFoundError as e:
+    except OSError as e:
+        # A missing scenario, an --out that is a file or not writable: the user's to fix.
         print(f"spillway: {e}", file=sys.stderr)
         return 2
 
