@@ -27,6 +27,14 @@ CASES = [
     ('[workload]\nkind = "trace"\nflows = [{src = 0, dst = 0, size = 10}]\n',
      "workload.flows[0].dst", "two different hosts"),
     ("this is not toml", "(file)", "not valid TOML"),
+    # A source whose only destination is itself would redraw forever.
+    ('[workload]\nkind = "poisson"\nsources = [0, 1]\ndestinations = [0]\n',
+     "workload.destinations", "source 0 has no destination other than itself"),
+    # A repeated host would double its load (rates are per listed host).
+    ('[workload]\nkind = "poisson"\nsources = [3, 3]\n', "workload.sources", "listed twice"),
+    # A client with no worker but itself would issue queries that never complete.
+    ('[workload]\nkind = "short_long"\nshort_fraction = 0\nclients = [0, 1]\n'
+     'workers = [0]\n', "workload.workers", "client 0 has no worker other than itself"),
     # Networks too large to build: refused before anything is allocated.
     ('[topology]\nkind = "leaf_spine"\nracks = 65536\n', "topology.racks",
      "GiB of routing tables"),

@@ -275,7 +275,8 @@ pub const KEYS: &[KeyDef] = &[
         "Traffic pattern; see the per-kind keys below."),
     key!("workload.pattern", Ty::Choice(&["many_to_one", "all_to_all"]), "many_to_one", &["incast"],
         "`many_to_one`: `senders` flows of `size` to `receiver`. `all_to_all` (DeTail §6.3): in every round each \
-         host receives `size` in total, split evenly over all other hosts, at the same time; one query row per receiver."),
+         host receives `size` in total, split evenly over all other hosts (each part rounded down to whole bytes, at least 1 B), \
+         at the same time; one query row per receiver."),
     key!("workload.receiver", Ty::Int, "0", &["incast"], "The host every incast sender sends to."),
     key!("workload.senders", Ty::Int, "8", &["incast"],
         "Incast senders. They are spread round-robin over the hosts other than the receiver, \
@@ -288,8 +289,9 @@ pub const KEYS: &[KeyDef] = &[
         "Each sender starts at the round's start plus a uniform random delay in [0, jitter); \
          `0us` starts all senders at the same instant."),
     key!("workload.load", Ty::Float, "0.5", LOAD_KINDS,
-        "Offered load in (0, 1]: the fraction of the summed host link capacity that the flows' payload bytes \
-         would use, λ = load · hosts · link_rate / (8 · mean size)."),
+        "Offered load in (0, 1]: the fraction of the sending hosts' summed link capacity that the flows' payload bytes \
+         would use: poisson λ = load · |`sources`| · link_rate / (8 · mean size) flows/s; queries λ = load · |`clients`| · \
+         link_rate / (8 · fanout · mean response size) queries/s (all hosts when not listed; docs/workloads.md)."),
     key!("workload.cdf", Ty::Text, "", &["poisson", "request_response", "partition_aggregate"],
         "Flow (poisson; default `websearch`) or response (queries; default: fixed `response_size`) size distribution: \
          `websearch`, `datamining`, `aditya`, or a CDF file path (formats in docs/workloads.md)."),
@@ -1062,10 +1064,14 @@ fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, ScenarioErr
             let cdf = r.cdf("workload.cdf")?.expect("poisson has a default cdf");
             let sources = r.hosts("workload.sources", hosts)?;
             let destinations = r.hosts("workload.destinations", hosts)?;
-            if destinations.len() == 1 && sources == destinations {
+            // Each source draws destinations until one is not itself.
+            if let Some(&s) = sources
+                .iter()
+                .find(|&&s| destinations.iter().all(|&d| d == s))
+            {
                 return Err(r.err(
                     "workload.destinations",
-                    "no source has a destination other than itself",
+                    format!("source {s} has no destination other than itself"),
                 ));
             }
             WorkloadSpec::Poisson {
@@ -1130,10 +1136,11 @@ fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, ScenarioErr
                         ));
                     }
                 }
-            } else if clients.iter().all(|&c| workers.iter().all(|&w| w == c)) {
+            } else if let Some(&c) = clients.iter().find(|&&c| workers.iter().all(|&w| w == c)) {
+                // A query from it would have no flow and never complete.
                 return Err(r.err(
                     "workload.workers",
-                    "no client has a worker other than itself",
+                    format!("client {c} has no worker other than itself"),
                 ));
             }
             WorkloadSpec::ShortLong {
@@ -1634,6 +1641,16 @@ impl<'a> Reader<'a> {
         }
         if out.is_empty() {
             return Err(ScenarioError::new(path, v, "must name at least one host"));
+        }
+        // Rates are per listed host and workers are drawn as distinct: a repeat would
+        // silently double a host's load.
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(&d) = out.iter().find(|&&h| !seen.insert(h)) {
+            return Err(ScenarioError::new(
+                path,
+                v,
+                format!("host {d} is listed twice"),
+            ));
         }
         self.record(path, v.clone());
         Ok(out)

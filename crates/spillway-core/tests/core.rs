@@ -287,6 +287,39 @@ fn incast_goodput(overrides: &[&str]) -> (f64, u64) {
 }
 
 #[test]
+fn overlapping_incast_rounds_start_every_sender_at_its_own_time() {
+    // A period shorter than the jitter: round r's senders start at r·5us plus a uniform
+    // draw in [0, 20us), interleaved with the previous rounds' late senders. Each start
+    // is its own draw, so no two coincide; a sender held back behind a later one (the
+    // queue of starts out of time order) would start at that one's instant.
+    let r = run(
+        INCAST,
+        &[
+            "workload.senders=4",
+            "workload.rounds=20",
+            "workload.period=5us",
+            "workload.jitter=20us",
+        ],
+    );
+    let (period, jitter) = (5_000_000u64, 20_000_000u64);
+    let f = &r.flows;
+    assert_eq!(f.flow_id.len(), 80);
+    for k in 0..f.flow_id.len() {
+        let round = f.query_id[k]; // one group: query id = round
+        let start = f.start_ps[k];
+        assert!(
+            start >= round * period && start < round * period + jitter,
+            "flow {} of round {round} started at {start} ps",
+            f.flow_id[k]
+        );
+    }
+    let mut starts = f.start_ps.clone();
+    starts.sort_unstable();
+    starts.dedup();
+    assert_eq!(starts.len(), 80, "senders started at the same instant");
+}
+
+#[test]
 fn incast_few_senders_run_at_line_rate_without_timeouts() {
     let (g4, to4) = incast_goodput(&["workload.senders=4"]);
     assert!(g4 >= 850e6, "4 senders: {g4:.3e} b/s");

@@ -397,7 +397,17 @@ impl Incast {
                 self.open.push((q, now, group.senders.len() as u32));
             }
             starts.sort_unstable();
+            // With a period shorter than the jitter, rounds overlap: keep the queue in
+            // time order, which `next_time` and the loop below rely on.
+            let overlaps = self
+                .starts
+                .back()
+                .zip(starts.first())
+                .is_some_and(|(last, first)| last > first);
             self.starts.extend(starts);
+            if overlaps {
+                self.starts.make_contiguous().sort_unstable();
+            }
             self.open_rounds.push((round, self.groups.len() as u32));
             self.next_round += 1;
             self.next_round_time = match self.period {
