@@ -1422,7 +1422,8 @@ impl Sim {
             if p.has_codel() {
                 let cold = self.pkts.get(pkt);
                 if cold.kind == PktKind::Data {
-                    let backlog = p.bytes + cold.wire as u64;
+                    // RFC 8289 `dodequeue` (and Linux) test what stays behind.
+                    let backlog = p.bytes;
                     let c = p.codel.as_mut().expect("a CoDel port");
                     mark = c.on_dequeue(now, now - cold.enq, backlog);
                 }

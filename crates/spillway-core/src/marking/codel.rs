@@ -61,8 +61,8 @@ impl Codel {
         now >= self.first_above
     }
 
-    /// A packet that waited `sojourn` is leaving a queue that held `backlog` bytes with
-    /// it: true when it should be marked. At most one mark per dequeue (marking, unlike
+    /// A packet that waited `sojourn` is leaving a queue that keeps `backlog` bytes
+    /// behind it: true when it should be marked. At most one mark per dequeue (marking, unlike
     /// dropping, still delivers the packet, so the loop of RFC 8289 §5.6 collapses).
     pub fn on_dequeue(&mut self, now: Ps, sojourn: Ps, backlog: u64) -> bool {
         let ok = self.ok_to_mark(now, sojourn, backlog);

@@ -865,7 +865,8 @@ impl<C: CongestionControl> TcpSender<C> {
             .fl
             .settle(|k| k < una_seg || sb[(k - una_seg) as usize] & SACKED != 0);
         if done && self.fl.mode == NotifyMode::Tcp {
-            self.w.cwnd = (self.fl.entry_cwnd / 2).max(self.mss);
+            // Not below two segments, the floor every other reduction keeps (RFC 5681).
+            self.w.cwnd = (self.fl.entry_cwnd / 2).max(2 * self.mss);
             self.w.ssthresh = self.w.cwnd;
         }
     }
