@@ -1105,6 +1105,10 @@ impl Sim {
             self.gro_flush(slot);
         }
         let f = self.flows[slot as usize].as_mut().unwrap();
+        if f.receiver.ce_flips(ce) {
+            self.send_ack(slot);
+        }
+        let f = self.flows[slot as usize].as_mut().unwrap();
         let rx = f.receiver.on_data(now, seq, len, ts, retx, ce);
         if rx.ack_now && mergeable {
             f.gro_bytes = if joins { f.gro_bytes + len } else { len };
@@ -1586,6 +1590,10 @@ impl Sim {
                 let rx = if self.gro {
                     self.gro_receive(slot, p.seq, p.len, p.ts, p.retx, p.ce)
                 } else {
+                    let f = self.flows[slot as usize].as_mut().unwrap();
+                    if f.receiver.ce_flips(p.ce) {
+                        self.send_ack(slot);
+                    }
                     let f = self.flows[slot as usize].as_mut().unwrap();
                     let rx = f.receiver.on_data(now, p.seq, p.len, p.ts, p.retx, p.ce);
                     if rx.ack_now {

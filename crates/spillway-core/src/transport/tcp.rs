@@ -1260,6 +1260,14 @@ impl TcpReceiver {
         RxResult { ack_now, completed }
     }
 
+    /// RFC 8257 §3.2: a segment whose CE mark differs from that of the segments an ACK
+    /// is being delayed for ends the delay: they are acknowledged at once, echoing their
+    /// own mark, before this one is taken in (so one ACK never mixes marked and unmarked
+    /// data, and the sender's fraction of marked bytes stays exact).
+    pub fn ce_flips(&self, ce: bool) -> bool {
+        self.pending > 0 && ce != self.ce_pending
+    }
+
     /// CP §4.3: a payload-cut packet arrived — `seq` and its original payload length
     /// `len` name the lost bytes. The PACK goes out at once (the caller sends the ACK).
     pub fn on_cut(&mut self, seq: u64, len: u32) {
@@ -1470,6 +1478,43 @@ mod tests {
                 "undo {undo}, lost {lost}: {cwnd} vs {before}"
             );
         }
+    }
+
+    /// RFC 8257 §3.2 with delayed ACKs: an ACK never covers both marked and unmarked
+    /// data, so the bytes acknowledged with ECE are exactly the bytes that arrived with CE
+    /// (the fraction DCTCP's α estimates). Marks in runs of 1 to 3 segments.
+    #[test]
+    fn delayed_acks_echo_ce_exactly_for_the_marked_bytes() {
+        let mut c = cfg();
+        c.delayed_ack = Some(40_000_000);
+        let size = 1460 * 60;
+        let mut r = TcpReceiver::new(&c, size);
+        let (mut marked, mut echoed, mut acks, mut last) = (0, 0, 0, 0);
+        let mut ack = |r: &mut TcpReceiver, echoed: &mut u64| {
+            let a = r.make_ack();
+            if a.ece {
+                *echoed += a.cum - last;
+            }
+            last = a.cum;
+            acks += 1;
+        };
+        for k in 0..60u64 {
+            let ce = (k / 2 + k / 3) % 2 == 1;
+            if ce {
+                marked += 1460;
+            }
+            if r.ce_flips(ce) {
+                ack(&mut r, &mut echoed);
+            }
+            if r.on_data(k, k * 1460, 1460, k, false, ce).ack_now {
+                ack(&mut r, &mut echoed);
+            }
+        }
+        assert!(r.complete());
+        assert!(marked > 0 && marked < size);
+        assert_eq!(echoed, marked);
+        // Still delayed where the marks allow: fewer ACKs than segments.
+        assert!(acks < 60, "{acks} ACKs");
     }
 
     /// ACKs reordered on the way back: old ACKs arriving after a newer one are not
