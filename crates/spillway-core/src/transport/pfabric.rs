@@ -52,8 +52,36 @@ impl CongestionControl for PFabricCc {
         self.growth.on_recovery_end(w);
     }
 
-    fn on_timeout(&mut self, w: &mut Window, flight: u64) {
-        w.ssthresh = half_flight(w, flight).min(self.max_cwnd);
+    fn on_timeout(&mut self, w: &mut Window, _flight: u64) {
+        // Half the window the timeout ends, not the data outstanding, which a timeout
+        // leaves as it was: so each further timeout lowers ssthresh again (Turbo §3:
+        // "each timeout incurred will decrease SSTHRESH"; ns-2's TCP, which pFabric's
+        // simulations ran, halves min(cwnd, window)).
+        w.ssthresh = half_flight(w, w.cwnd).min(self.max_cwnd);
         w.cwnd = w.mss;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_timeout_halves_the_window_before_it() {
+        let mss = 1460;
+        let mut cc = PFabricCc::new(24 * mss);
+        let mut w = Window {
+            cwnd: 12 * mss,
+            ssthresh: u64::MAX,
+            mss,
+        };
+        let mut seen = Vec::new();
+        for _ in 0..4 {
+            // The same 12 segments stay outstanding through repeated timeouts.
+            cc.on_timeout(&mut w, 12 * mss);
+            seen.push(w.ssthresh / mss);
+            assert_eq!(w.cwnd, mss);
+        }
+        assert_eq!(seen, [6, 2, 2, 2]);
     }
 }
