@@ -230,6 +230,11 @@ pub const KEYS: &[KeyDef] = &[
          `acks`: by one MSS's worth per ACK that advances the cumulative ACK, however much it acknowledges \
          (Linux 2.6's per-ACK counting, the CP testbed's kernel): a cumulative jump over data that arrived \
          out of order counts once."),
+    key!("transport.cwnd_limited", Ty::Bool, "false", &[],
+        "Grow the window only while it limits the sender, as Linux does (tcp_is_cwnd_limited, 2.6.38): when the data \
+         in flight before an ACK left at most 3 segments of the window unused (or, with `tso_defer`, less than a third \
+         of it and under 64 KB). `false`: every ACK outside recovery grows it (RFC 5681), so a sender held back by \
+         `rwnd` or its NIC keeps growing a window it does not use."),
     key!("transport.ssthresh_from", Ty::Choice(&["flight", "cwnd"]), "flight", &[],
         "What a loss, a timeout or an ECN echo halves to set ssthresh (`cubic` keeps 0.7 of it, and \
          never of more than the window). `flight`: the data outstanding, \
@@ -473,6 +478,7 @@ pub struct TransportSpec {
     pub init_cwnd: u32,
     pub rwnd: u64,
     pub per_ack_increase: bool,
+    pub cwnd_limited: bool,
     pub ssthresh_from_cwnd: bool,
     pub rto_min: Ps,
     pub rto_init: Ps,
@@ -973,6 +979,7 @@ fn read_transport(r: &mut Reader, topo: &TopologySpec) -> Result<TransportSpec, 
         init_cwnd,
         rwnd,
         per_ack_increase: r.choice("transport.cwnd_increase")? == "acks",
+        cwnd_limited: r.bool("transport.cwnd_limited")?,
         ssthresh_from_cwnd: r.choice("transport.ssthresh_from")? == "cwnd",
         rto_min,
         rto_init,

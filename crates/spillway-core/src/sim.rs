@@ -432,6 +432,7 @@ impl Sim {
             init_cwnd: t.init_cwnd,
             rwnd: t.rwnd,
             per_ack_increase: t.per_ack_increase,
+            cwnd_limited: t.cwnd_limited,
             ssthresh_from_cwnd: t.ssthresh_from_cwnd,
             rto_min: t.rto_min,
             rto_init: t.rto_init,

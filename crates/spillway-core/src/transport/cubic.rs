@@ -16,6 +16,8 @@
 //! timeout forgetting W_max (bictcp_reset on entering Loss). Left out: HyStart (slow
 //! start ends at ssthresh or a loss), the jiffy (1 ms) clock (time here is exact), the
 //! ≤ HZ/32 cache of `cnt` and the delayed-ACK ratio (every segment is acknowledged).
+//! Linux grows the window only while it limits the sender (`tcp_is_cwnd_limited`); that
+//! check is the transport's, `transport.cwnd_limited`, off unless set.
 
 use super::cc::{CongestionControl, Window};
 use crate::units::{Ps, PS_PER_S};

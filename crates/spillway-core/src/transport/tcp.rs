@@ -20,6 +20,8 @@ pub struct TcpConfig {
     /// The window grows per ACK that advances `una` (Linux 2.6), not per byte it
     /// acknowledges (RFC 5681 byte counting).
     pub per_ack_increase: bool,
+    /// Grow the window only while it limits the sender (Linux's tcp_is_cwnd_limited).
+    pub cwnd_limited: bool,
     /// Reductions halve the congestion window (Linux), not the flight size (RFC 5681).
     pub ssthresh_from_cwnd: bool,
     pub rto_min: Ps,
@@ -117,6 +119,7 @@ pub struct TcpSender<C: CongestionControl> {
     mss: u64,
     rwnd: u64,
     per_ack_increase: bool,
+    cwnd_limited: bool,
     ssthresh_from_cwnd: bool,
     rto_min: Ps,
     rto_max: Ps,
@@ -222,6 +225,7 @@ impl<C: CongestionControl> TcpSender<C> {
             mss,
             rwnd: cfg.rwnd,
             per_ack_increase: cfg.per_ack_increase,
+            cwnd_limited: cfg.cwnd_limited,
             ssthresh_from_cwnd: cfg.ssthresh_from_cwnd,
             rto_min: cfg.rto_min,
             rto_max: cfg.rto_max,
@@ -466,6 +470,7 @@ impl<C: CongestionControl> TcpSender<C> {
             return; // acknowledges data never sent: ignore
         }
         let mut newly_acked = 0;
+        let prior_flight = self.flight();
         // One past the highest SACKed segment before this ACK: a never-retransmitted
         // segment delivered below it arrived out of order, by this distance.
         let fack = self.high_sacked;
@@ -620,7 +625,11 @@ impl<C: CongestionControl> TcpSender<C> {
             }
             self.undo_marker = false;
             self.undone = false;
-        } else if !self.in_recovery && !self.fl.active() && newly_acked > 0 {
+        } else if !self.in_recovery
+            && !self.fl.active()
+            && newly_acked > 0
+            && (!self.cwnd_limited || self.was_cwnd_limited(prior_flight))
+        {
             // Linux 2.6 counts ACKs, not bytes: a cumulative jump over data that arrived
             // out of order grows the window as one segment would.
             let counted = if self.per_ack_increase {
@@ -636,6 +645,22 @@ impl<C: CongestionControl> TcpSender<C> {
             self.deadline = (self.una < self.nxt).then(|| now + self.rto());
         }
         self.send_available(now, limit, out, false);
+    }
+
+    /// `transport.cwnd_limited`: did the window limit the sender, with `flight` out before
+    /// this ACK? Linux 2.6.38's tcp_is_cwnd_limited: yes when no more than tcp_max_burst
+    /// (3) segments of it were unused, or, with TSO deferral, when what was unused was
+    /// being held back for a larger burst (under a third of the window, under 64 KB).
+    fn was_cwnd_limited(&self, flight: u64) -> bool {
+        let cwnd = self.w.cwnd;
+        if flight >= cwnd {
+            return true;
+        }
+        let left = cwnd - flight;
+        if self.tso_defer > 0 && 3 * left < cwnd && left < 65_536 {
+            return true;
+        }
+        left <= 3 * self.mss
     }
 
     /// `transport.undo`: the recovery's window cut was spurious; the window goes back
@@ -1375,6 +1400,7 @@ mod tests {
             init_cwnd: 4,
             rwnd: 1 << 20,
             per_ack_increase: false,
+            cwnd_limited: false,
             ssthresh_from_cwnd: false,
             rto_min: 1_000,
             rto_init: 1_000,
@@ -1899,6 +1925,46 @@ mod tests {
         assert_eq!(cwnd_after_a_cumulative_jump(false), 5000);
         // Linux 2.6: one ACK advancing una counts as one segment, a quarter window.
         assert_eq!(cwnd_after_a_cumulative_jump(true), 4000);
+    }
+
+    /// A sender held to 4 segments by the receive window, in congestion avoidance at 10:
+    /// cwnd after 400 round trips of ACKs.
+    fn cwnd_held_by_rwnd(cwnd_limited: bool) -> u64 {
+        let c = TcpConfig {
+            init_cwnd: 10,
+            rwnd: 4000,
+            cwnd_limited,
+            ..cfg()
+        };
+        let size = 2_000_000;
+        let mut s = TcpSender::new(&c, size, NewReno::default());
+        s.w.ssthresh = 1000;
+        let mut r = TcpReceiver::new(&c, size);
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        let mut t = 0;
+        for _ in 0..400 {
+            assert!(s.flight() <= 4000, "the receive window holds the sender");
+            for seg in std::mem::take(&mut out) {
+                t += 1;
+                r.on_data(t, seg.seq, seg.len, 0, false, false);
+                s.on_ack(t, &r.make_ack(), usize::MAX, &mut out);
+            }
+        }
+        assert!(s.una > 1_000_000);
+        s.w.cwnd
+    }
+
+    #[test]
+    fn a_window_that_does_not_limit_the_sender_grows_only_without_cwnd_limited() {
+        // RFC 5681: every ACK grows it, to far beyond what the sender can use.
+        assert!(
+            cwnd_held_by_rwnd(false) > 40 * 1000,
+            "{}",
+            cwnd_held_by_rwnd(false)
+        );
+        // Linux: 6 of its 10 segments unused, more than 3: it stays.
+        assert_eq!(cwnd_held_by_rwnd(true), 10_000);
     }
 
     /// A sender held to 4000 bytes by the receive window with cwnd 10,000 loses its first
