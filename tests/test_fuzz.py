@@ -100,6 +100,7 @@ MECHANISMS = {
     "host.proc_time": ["0us", "2us"],
     "transport.dupack_threshold": ["3", "off", "1"],
     "transport.undo": ["true", "false"],
+    "transport.cwnd_limited": ["true", "false"],
     "transport.tso_defer": ["off", "2ms"],
     "transport.max_reordering": ["off", "127"],
     "transport.delayed_ack": ["off", "40us"],
