@@ -35,6 +35,9 @@ CASES = [
     # A client with no worker but itself would issue queries that never complete.
     ('[workload]\nkind = "short_long"\nshort_fraction = 0\nclients = [0, 1]\n'
      'workers = [0]\n', "workload.workers", "client 0 has no worker other than itself"),
+    # Marks that no sender would see.
+    ('[switch]\necn = "codel"\n[transport]\necn = false\n', "transport.ecn",
+     "not ECN-capable"),
     # Networks too large to build: refused before anything is allocated.
     ('[topology]\nkind = "leaf_spine"\nracks = 65536\n', "topology.racks",
      "GiB of routing tables"),

@@ -652,6 +652,15 @@ impl Scenario {
                 return Err(r.err("transport.ecn", "dctcp is ECN-capable by definition"));
             }
         }
+        if !transport.ecn && (switch.codel.is_some() || switch.ecn_threshold.is_some()) {
+            // Non-ECT packets are never marked, and a quench is answered like an echo.
+            return Err(r.err(
+                "transport.ecn",
+                "with switch.ecn marking, senders that are not ECN-capable would see nothing of it \
+                 (marks go only to ECN-capable packets; Source Quench is answered like an ECN echo): \
+                 set switch.ecn = \"off\" for a network that signals by loss alone",
+            ));
+        }
         let workload = read_workload(&mut r, hosts)?;
         let background = read_background(&mut r, hosts)?;
         let run = RunSpec {

@@ -470,7 +470,7 @@ impl<C: CongestionControl> TcpSender<C> {
             return; // acknowledges data never sent: ignore
         }
         let mut newly_acked = 0;
-        let prior_flight = self.flight();
+        let prior_flight = if self.cwnd_limited { self.flight() } else { 0 };
         // One past the highest SACKed segment before this ACK: a never-retransmitted
         // segment delivered below it arrived out of order, by this distance.
         let fack = self.high_sacked;
