@@ -33,6 +33,11 @@ pub trait CongestionControl {
     fn on_ack_feedback(&mut self, _acked: u64, _ece: bool, _una: u64, _nxt: u64) {}
     /// An RTT sample (CUBIC keeps the smallest).
     fn on_rtt(&mut self, _rtt: Ps) {}
+    /// Whether a timeout of data the timer has already resent keeps ssthresh where the
+    /// first timeout set it (RFC 5681 §3.1; Linux's tcp_enter_loss).
+    fn holds_ssthresh_on_repeat(&self) -> bool {
+        true
+    }
 }
 
 /// The congestion controls a flow can run, dispatched statically in the hot loop.
@@ -75,6 +80,9 @@ impl CongestionControl for Cc {
     #[inline]
     fn on_ack_feedback(&mut self, acked: u64, ece: bool, una: u64, nxt: u64) {
         each_cc!(self, c => c.on_ack_feedback(acked, ece, una, nxt))
+    }
+    fn holds_ssthresh_on_repeat(&self) -> bool {
+        each_cc!(self, c => c.holds_ssthresh_on_repeat())
     }
     fn on_rtt(&mut self, rtt: Ps) {
         each_cc!(self, c => c.on_rtt(rtt))

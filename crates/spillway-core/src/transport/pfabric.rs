@@ -60,6 +60,10 @@ impl CongestionControl for PFabricCc {
         w.ssthresh = half_flight(w, w.cwnd).min(self.max_cwnd);
         w.cwnd = w.mss;
     }
+
+    fn holds_ssthresh_on_repeat(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]
