@@ -38,6 +38,9 @@ CASES = [
     # Marks that no sender would see.
     ('[switch]\necn = "codel"\n[transport]\necn = false\n', "transport.ecn",
      "not ECN-capable"),
+    # pFabric's NIC evicts other flows' packets, which local refusal cannot express.
+    ('[switch]\nqueue = "pfabric"\n[host]\nnic_drop = "local"\n', "host.nic_drop",
+     "drop-tail NICs"),
     # Networks too large to build: refused before anything is allocated.
     ('[topology]\nkind = "leaf_spine"\nracks = 65536\n', "topology.racks",
      "GiB of routing tables"),

@@ -627,7 +627,19 @@ impl Scenario {
         let host = HostSpec {
             nic_buffer: r.opt_size("host.nic_buffer")?,
             nic_flow_limit: r.opt_uint("host.nic_flow_limit", 1)?,
-            nic_drop_local: r.choice("host.nic_drop")? == "local",
+            nic_drop_local: {
+                let local = r.choice("host.nic_drop")? == "local";
+                if local && switch.queue == QueueKind::PFabric {
+                    // pFabric's NIC evicts queued packets of other flows, which the
+                    // refusal protocol (a flow takes back what its NIC refused) cannot say.
+                    return Err(r.err(
+                        "host.nic_drop",
+                        "\"local\" is for drop-tail NICs; with switch.queue = \"pfabric\" the NIC \
+                         evicts by priority, and an evicted packet is a loss",
+                    ));
+                }
+                local
+            },
             proc_parallel: r.uint("host.proc_parallel", 1, 1 << 20)? as u32,
             proc_time: r.time("host.proc_time")?,
             rx_jitter: r.time("host.rx_jitter")?,

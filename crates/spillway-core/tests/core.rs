@@ -680,3 +680,46 @@ cdf = "aditya"
         assert_eq!(a.sim.counters.packet_hops, b.sim.counters.packet_hops);
     }
 }
+
+/// `host.nic_drop = "local"`: host 0's NIC (4 KB) is full of ACKs for six incast senders
+/// when it starts a flow, so the flow's whole first window is refused. Any packet
+/// leaving the NIC must let it try again (before, only data did, and with nothing but
+/// ACKs queued the flow waited for good: 9 of these 40 start times, and the run still
+/// said all flows were done).
+#[test]
+fn a_flow_refused_by_a_nic_full_of_acks_still_finishes() {
+    for i in 0..40 {
+        let mut flows: Vec<String> = (1..7)
+            .map(|h| format!(r#"{{ src = {h}, dst = 0, size = "200KB", start = "0us" }}"#))
+            .collect();
+        flows.push(format!(
+            r#"{{ src = 0, dst = 7, size = "20KB", start = "{}us" }}"#,
+            50 + 25 * i
+        ));
+        let text = format!(
+            "[topology]\nkind = \"star\"\nhosts = 8\n[host]\nnic_buffer = \"4KB\"\n\
+             nic_drop = \"local\"\nrx_coalesce = \"125us\"\n[workload]\nkind = \"trace\"\n\
+             flows = [{}]\n",
+            flows.join(", ")
+        );
+        let r = run(&text, &[]);
+        assert_eq!(
+            r.sim.stop_reason().as_str(),
+            "all_flows_done",
+            "start {}us",
+            50 + 25 * i
+        );
+        assert_eq!(
+            r.sim.counters.flows_unfinished,
+            0,
+            "start {}us",
+            50 + 25 * i
+        );
+        assert!(r
+            .flows
+            .delivered_bytes
+            .iter()
+            .zip(&r.flows.size_bytes)
+            .all(|(d, s)| d == s));
+    }
+}
