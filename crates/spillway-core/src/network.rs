@@ -157,6 +157,23 @@ const _: () = assert!(std::mem::size_of::<Hot>() == 16);
 // here should not grow it.
 const _: () = assert!(std::mem::size_of::<Packet>() == 152);
 
+/// Why a network could not be built, and the scenario key responsible: `topology`
+/// for its shape, `switch.routes[...]` for route overrides that fail only together.
+#[derive(Debug)]
+pub struct NetworkError {
+    pub key: String,
+    pub message: String,
+}
+
+impl NetworkError {
+    fn topology(message: String) -> Self {
+        NetworkError {
+            key: "topology".into(),
+            message,
+        }
+    }
+}
+
 /// Packet arena with a free list: no per-packet heap allocation in steady state.
 /// `hot[i]` holds the per-hop fields of packet i, `cold[i]` the whole packet.
 #[derive(Default)]
@@ -681,7 +698,7 @@ impl Network {
         nic_buffer: Option<u64>,
         routes: &[RouteSpec],
         name: &dyn Fn(u32) -> String,
-    ) -> Result<Network, String> {
+    ) -> Result<Network, NetworkError> {
         let n = topo.nodes() as usize;
         let mut nodes: Vec<Node> = (0..n).map(|_| Node { ports: Vec::new() }).collect();
         // Buffer of `node`'s port toward `peer`.
@@ -708,10 +725,10 @@ impl Network {
         }
         for (h, node) in nodes.iter().enumerate().take(topo.hosts as usize) {
             if node.ports.len() != 1 {
-                return Err(format!(
+                return Err(NetworkError::topology(format!(
                     "host {h} has {} links; hosts have exactly one NIC",
                     node.ports.len()
-                ));
+                )));
             }
         }
         let hosts = topo.hosts as usize;
@@ -756,7 +773,9 @@ impl Network {
                 }
             }
             if let Some(h) = (0..hosts).find(|&h| dist[h] == u32::MAX) {
-                return Err(format!("host {h} cannot reach host {d}"));
+                return Err(NetworkError::topology(format!(
+                    "host {h} cannot reach host {d}"
+                )));
             }
             for s in hosts..n {
                 if dist[s] == u32::MAX {
@@ -769,16 +788,18 @@ impl Network {
                     for (j, &v) in r.via.iter().enumerate() {
                         let port = nodes[s].ports.iter().position(|p| p.peer == v);
                         let Some(port) = port else {
-                            return Err(format!(
-                                "switch.routes[{i}]: {} is not linked to {}",
-                                name(v),
-                                name(s as u32)
-                            ));
+                            return Err(NetworkError {
+                                key: format!("switch.routes[{i}]"),
+                                message: format!("{} is not linked to {}", name(v), name(s as u32)),
+                            });
                         };
                         if v < topo.hosts && v as usize != d {
-                            return Err(format!(
-                                "switch.routes[{i}]: via host {v} toward host {d}; hosts do not forward"
-                            ));
+                            return Err(NetworkError {
+                                key: format!("switch.routes[{i}]"),
+                                message: format!(
+                                    "via host {v} toward host {d}; hosts do not forward"
+                                ),
+                            });
                         }
                         ports_buf.push(port as u16);
                         if let Some(w) = &r.weights {
@@ -857,7 +878,7 @@ impl Network {
         &self,
         overrides: &std::collections::HashMap<(usize, usize), usize>,
         name: &dyn Fn(u32) -> String,
-    ) -> Result<(), String> {
+    ) -> Result<(), NetworkError> {
         let mut dsts: Vec<usize> = overrides.keys().map(|&(_, d)| d).collect();
         dsts.sort_unstable();
         dsts.dedup();
@@ -890,10 +911,13 @@ impl Network {
                             stack.push((v, 0));
                         }
                         1 => {
-                            return Err(format!(
-                                "switch.routes: packets for host {d} would loop through {}",
-                                name(v as u32)
-                            ))
+                            return Err(NetworkError {
+                                key: "switch.routes".into(),
+                                message: format!(
+                                    "packets for host {d} would loop through {}",
+                                    name(v as u32)
+                                ),
+                            })
                         }
                         _ => {}
                     }

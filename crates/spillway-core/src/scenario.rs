@@ -1963,7 +1963,8 @@ fn route_from_value(
                     format!("needs one weight per `via` entry ({})", via.len()),
                 ));
             }
-            if ws.iter().sum::<f64>() <= 0.0 || !ws.iter().sum::<f64>().is_finite() {
+            let sum: f64 = ws.iter().sum();
+            if sum <= 0.0 || !sum.is_finite() {
                 return Err(ScenarioError::new(
                     &k,
                     x,

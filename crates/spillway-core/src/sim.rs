@@ -392,12 +392,15 @@ impl Sim {
             &sc.switch.routes,
             &|i| sc.topology.shape.node_name(i),
         )
-        .map_err(|m| match m.split_once(": ") {
-            // Routes that pass one by one but not together (a loop): the key is theirs.
-            Some((key, msg)) if key.starts_with("switch.routes") => {
-                ScenarioError::new(key, "", msg)
-            }
-            _ => ScenarioError::new("topology", &sc.topology.kind, m),
+        .map_err(|e| {
+            // The topology's errors name its kind; routes that fail only together (a
+            // loop) name no one value.
+            let value = if e.key == "topology" {
+                sc.topology.kind.as_str()
+            } else {
+                ""
+            };
+            ScenarioError::new(&e.key, value, e.message)
         })?;
         let hosts = topo.hosts;
         // `topology.clock_ppm`: one clock per node (a switch's ports share its
@@ -1116,10 +1119,7 @@ impl Sim {
         if !joins {
             self.gro_flush(slot);
         }
-        let f = self.flows[slot as usize].as_mut().unwrap();
-        if f.receiver.ce_flips(ce) {
-            self.send_ack(slot);
-        }
+        self.ack_held_if_ce_flips(slot, ce);
         let f = self.flows[slot as usize].as_mut().unwrap();
         let rx = f.receiver.on_data(now, seq, len, ts, retx, ce);
         if rx.ack_now && mergeable {
@@ -1135,6 +1135,17 @@ impl Sim {
             self.send_ack(slot);
         }
         rx
+    }
+
+    /// RFC 8257 §3.2: before a segment whose CE mark differs from the segments a delayed
+    /// ACK is held for, those are acknowledged with their own mark
+    /// ([`TcpReceiver::ce_flips`]).
+    #[inline]
+    fn ack_held_if_ce_flips(&mut self, slot: u32, ce: bool) {
+        let f = self.flows[slot as usize].as_mut().unwrap();
+        if f.receiver.ce_flips(ce) {
+            self.send_ack(slot);
+        }
     }
 
     /// `host.gro`: acknowledges the flow's segment held for merging, if any. (An ACK
@@ -1617,10 +1628,7 @@ impl Sim {
                 let rx = if self.gro {
                     self.gro_receive(slot, p.seq, p.len, p.ts, p.retx, p.ce)
                 } else {
-                    let f = self.flows[slot as usize].as_mut().unwrap();
-                    if f.receiver.ce_flips(p.ce) {
-                        self.send_ack(slot);
-                    }
+                    self.ack_held_if_ce_flips(slot, p.ce);
                     let f = self.flows[slot as usize].as_mut().unwrap();
                     let rx = f.receiver.on_data(now, p.seq, p.len, p.ts, p.retx, p.ce);
                     if rx.ack_now {

@@ -1260,8 +1260,9 @@ impl TcpReceiver {
             self.dsack = true;
         } else if seq == self.rcv_nxt {
             // RFC 5681 §4.2: a segment that fills all or part of a gap is acknowledged at
-            // once, so only one arriving with nothing out of order may be delayed.
-            let had_holes = self.ooo.iter().any(|&b| b);
+            // once, so only one arriving with nothing out of order may be delayed. (The
+            // hole map is empty or ends with a segment received: it only grows to mark one.)
+            let had_holes = !self.ooo.is_empty();
             self.ooo.pop_front();
             self.rcv_nxt += len as u64;
             while self.ooo.front() == Some(&true) {
