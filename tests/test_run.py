@@ -89,6 +89,24 @@ def test_unfinished_flows_have_null_finish(tmp_path, root):
     assert s["flows_finished"] + s["flows_unfinished"] == flows.num_rows
 
 
+def test_queries_cut_short_by_the_duration_are_counted(tmp_path, root):
+    """Every query begun is either in queries.parquet or counted unfinished: with all
+    2000 run to the end none is left, and a run stopped early holds the rest open."""
+    full = spillway.run(root / "examples/query.toml", tmp_path / "full", [])
+    assert full.summary["queries_unfinished"] == 0
+    assert full.queries.num_rows == 2000
+    cut = spillway.run(root / "examples/query.toml", tmp_path / "cut", ["run.duration=20ms"])
+    assert cut.summary["stop_reason"] == "duration"
+    assert cut.summary["queries_unfinished"] > 0
+    # The same seed begins the same queries: those finished by 20 ms are a prefix of the
+    # full run's by id, and the open ones the ids just after them (at most the open
+    # ones can be out of order).
+    done = sorted(cut.queries.column("query_id").to_pylist())
+    open_ = cut.summary["queries_unfinished"]
+    begun = set(done) | set(range(len(done) + open_))
+    assert len(begun) == len(done) + open_
+
+
 @pytest.mark.parametrize("example", [
     "incast.toml", "websearch.toml", "query.toml", "trace.toml", "pfabric144.toml", "detail96.toml",
     "fastlane/tcp.toml", "fastlane/tcp-sq.toml", "fastlane/tcp-fl-fh.toml",

@@ -43,7 +43,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"  FCT p50 {_fmt_ps(f['p50'])}  p99 {_fmt_ps(f['p99'])}  p99.9 {_fmt_ps(f['p99.9'])}")
     if "qct_ps" in s:
         q = s["qct_ps"]
-        print(f"  QCT p50 {_fmt_ps(q['p50'])}  p99 {_fmt_ps(q['p99'])}")
+        print(f"  QCT p50 {_fmt_ps(q['p50'])}  p99 {_fmt_ps(q['p99'])}"
+              + (f"  ({s['queries_unfinished']} queries unfinished)"
+                 if s["queries_unfinished"] else ""))
     print(f"  drops {s['drops']}, retransmits {s['retransmits']}, timeouts {s['timeouts']}")
     print(f"  {s['events']:,} events in {s['sim_wall_s']:.2f} s of event loop "
           f"({s['wall_s']:.2f} s with output; {s['events_per_s'] / 1e6:.2f} M events/s, "

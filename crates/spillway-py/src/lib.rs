@@ -276,6 +276,7 @@ impl Simulation {
         d.set_item("flows_started", c.flows_started)?;
         d.set_item("flows_finished", c.flows_finished)?;
         d.set_item("flows_unfinished", c.flows_unfinished)?;
+        d.set_item("queries_unfinished", c.queries_unfinished)?;
         d.set_item("bytes_offered", c.bytes_offered)?;
         d.set_item("bytes_delivered", c.bytes_delivered)?;
         d.set_item("duplicate_bytes", c.dup_bytes)?;

@@ -175,6 +175,9 @@ pub struct TcpSender<C: CongestionControl> {
     dupacks: u32,
     /// One past the highest SACKed segment.
     high_sacked: u64,
+    /// One past the highest segment `mark_lost_by_sack` (or a timeout) has marked lost:
+    /// every segment below it has been examined for RFC 6675's IsLost since.
+    lost_scanned: u64,
     /// No lost-and-not-retransmitted segment lies below this segment.
     retx_cursor: u64,
     srtt: Ps,
@@ -261,6 +264,7 @@ impl<C: CongestionControl> TcpSender<C> {
             recover: 0,
             dupacks: 0,
             high_sacked: 0,
+            lost_scanned: 0,
             retx_cursor: 0,
             srtt: 0,
             rttvar: 0,
@@ -476,6 +480,7 @@ impl<C: CongestionControl> TcpSender<C> {
         let fack = self.high_sacked;
         let una_before = self.una_seg();
         let mut reordered = 0;
+        let mut duplicate = false;
         if ack.cum > self.una {
             let new_seg = ack.cum.div_ceil(self.mss);
             for k in self.una_seg()..new_seg {
@@ -504,8 +509,9 @@ impl<C: CongestionControl> TcpSender<C> {
             }
         } else if ack.cum == self.una && self.una < self.nxt {
             // RFC 5681 §2: a duplicate acknowledges exactly snd.una; an older ACK
-            // overtaken by a newer one (reordered on the way back) is not one.
-            self.dupacks += 1;
+            // overtaken by a newer one (reordered on the way back) is not one. Counted
+            // below, once its SACK blocks are read.
+            duplicate = true;
         }
         // Linux (tcp_packet_delayed): new data acknowledged by an ACK that echoes a send
         // time from before the recovery's first retransmission was delivered by its
@@ -564,6 +570,18 @@ impl<C: CongestionControl> TcpSender<C> {
                 self.dupthresh = Some(seen);
             }
         }
+        // RFC 6675 §2 (DupAck): with SACK, a duplicate counts only if it reports bytes
+        // not SACKed before; a D-SACK or a PACK alone is no sign of a later arrival.
+        if duplicate && sack_news {
+            self.dupacks += 1;
+        }
+        // RFC 6582 §3.2 step 6: the recovery is over once `una` passes `recover`. Ended
+        // before this ACK's PACK and lost marks are taken in, so that a loss they report
+        // in the next window starts the next recovery below, with its own reduction.
+        let ended = self.in_recovery && self.una >= self.recover;
+        if ended {
+            self.end_recovery(delayed);
+        }
         // CP §4.4: after the SACK blocks, so a PACK for bytes this very ACK reports
         // received is seen as stale.
         if let Some((l, r)) = ack.pack_block() {
@@ -586,20 +604,8 @@ impl<C: CongestionControl> TcpSender<C> {
                 && (self.dupacks >= th || head_lost)
             {
                 // Fast retransmit (RFC 6675 §5 / RFC 6582 §3.2 step 2).
-                self.in_recovery = true;
-                self.recover = self.nxt;
-                if self.undo {
-                    self.undo_marker = true;
-                    self.undone = false;
-                    self.undo_retrans = 0;
-                    self.retrans_stamp = Ps::MAX;
-                    self.prior_ssthresh = self.w.ssthresh.max(self.w.cwnd / 4 * 3);
-                    self.prior_cwnd = self.w.cwnd;
-                }
-                let flight = self.reduction_base();
-                self.cc.on_loss(&mut self.w, flight);
+                self.enter_recovery();
                 self.mark_head_lost();
-                self.retx_now = true;
             } else if self.in_recovery
                 && newly_acked > 0
                 && self.una < self.recover
@@ -616,24 +622,15 @@ impl<C: CongestionControl> TcpSender<C> {
                 self.mark_head_lost();
             }
         }
-        if self.in_recovery && self.una >= self.recover {
-            self.in_recovery = false;
-            if self.undo_marker && (delayed || self.undo_retrans == 0) {
-                // tcp_try_undo_recovery (the last ACK shows the original arrived, or
-                // D-SACKs reported every retransmission a duplicate), then
-                // tcp_complete_cwr: ssthresh as before the reduction, the window no
-                // larger than it.
-                if !self.undone {
-                    self.undo_cut();
-                }
-                self.w.ssthresh = self.w.ssthresh.max(self.prior_ssthresh);
-                self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
-            } else {
-                self.cc.on_recovery_end(&mut self.w);
-            }
-            self.undo_marker = false;
-            self.undone = false;
-        } else if !self.in_recovery
+        if ended && !self.in_recovery && !self.fl.active() && self.lost_outstanding() {
+            // Linux (tcp_time_to_recover: lost_out): data of the next window already
+            // known lost when a recovery ends (a PACK, or IsLost, during the recovery)
+            // starts the next one at once, with its own reduction. Without this a
+            // sender with no duplicate-ACK threshold resent such data with no cut.
+            self.enter_recovery();
+        }
+        if !ended
+            && !self.in_recovery
             && !self.fl.active()
             && newly_acked > 0
             && (!self.cwnd_limited || self.was_cwnd_limited(prior_flight))
@@ -669,6 +666,50 @@ impl<C: CongestionControl> TcpSender<C> {
             return true;
         }
         left <= 3 * self.mss
+    }
+
+    /// Fast retransmit (RFC 6675 §5, RFC 6582 §3.2 step 2) or a PACK (CP §4.4): enter
+    /// recovery, reduce the window once, and resend the first loss at once.
+    fn enter_recovery(&mut self) {
+        self.in_recovery = true;
+        self.recover = self.nxt;
+        if self.undo {
+            self.undo_marker = true;
+            self.undone = false;
+            self.undo_retrans = 0;
+            self.retrans_stamp = Ps::MAX;
+            self.prior_ssthresh = self.w.ssthresh.max(self.w.cwnd / 4 * 3);
+            self.prior_cwnd = self.w.cwnd;
+        }
+        let flight = self.reduction_base();
+        self.cc.on_loss(&mut self.w, flight);
+        self.retx_now = true;
+    }
+
+    /// `una` has passed `recover` (RFC 6582 §3.2 step 6).
+    fn end_recovery(&mut self, delayed: bool) {
+        self.in_recovery = false;
+        if self.undo_marker && (delayed || self.undo_retrans == 0) {
+            // tcp_try_undo_recovery (the last ACK shows the original arrived, or D-SACKs
+            // reported every retransmission a duplicate), then tcp_complete_cwr:
+            // ssthresh as before the reduction, the window no larger than it.
+            if !self.undone {
+                self.undo_cut();
+            }
+            self.w.ssthresh = self.w.ssthresh.max(self.prior_ssthresh);
+            self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
+        } else {
+            self.cc.on_recovery_end(&mut self.w);
+        }
+        self.undo_marker = false;
+        self.undone = false;
+    }
+
+    /// A segment marked lost and not since SACKed (resent or not): Linux's lost_out.
+    fn lost_outstanding(&self) -> bool {
+        self.sb
+            .iter()
+            .any(|&st| st & LOST != 0 && st & (SACKED | NOTIFIED) == 0)
     }
 
     /// `transport.undo`: the recovery's window cut was spurious; the window goes back
@@ -712,6 +753,7 @@ impl<C: CongestionControl> TcpSender<C> {
             }
         }
         self.retx_cursor = self.una_seg();
+        self.lost_scanned = self.nxt_seg();
         self.in_recovery = false;
         self.undo_marker = false;
         self.undone = false;
@@ -759,11 +801,7 @@ impl<C: CongestionControl> TcpSender<C> {
         // Not before snd.una passes a timeout's `recover` (RFC 6582 §4): the timeout
         // has already reduced the window for this data, which is being resent anyway.
         if !self.in_recovery && !self.fl.active() && self.una >= self.recover {
-            self.in_recovery = true;
-            self.recover = self.nxt;
-            let flight = self.reduction_base();
-            self.cc.on_loss(&mut self.w, flight);
-            self.retx_now = true;
+            self.enter_recovery();
         }
     }
 
@@ -980,11 +1018,17 @@ impl<C: CongestionControl> TcpSender<C> {
                     continue; // FastLane's table owns it
                 }
                 if st & LOST != 0 {
-                    // Everything below was examined when this one was marked.
-                    break;
+                    if k < self.lost_scanned {
+                        // Everything below was examined when the scan marked this one
+                        // or one above it. A segment a PACK or a partial ACK marked
+                        // is no such bound: the scan goes on below it.
+                        break;
+                    }
+                    continue;
                 }
                 self.set_state(k, st | LOST);
                 self.retx_cursor = self.retx_cursor.min(k);
+                self.lost_scanned = self.lost_scanned.max(k + 1);
             }
         }
     }
@@ -2122,6 +2166,122 @@ mod tests {
         s.poll(5, usize::MAX, &mut out);
         assert_eq!(out[0], SegOut::data(0, 1000, true));
         assert_eq!(s.retransmits, 1);
+    }
+
+    /// RFC 6675 IsLost below a segment a PACK marked: segments 6-8 SACKed make 0-4 lost
+    /// (three SACKed above each), although the scan from the top meets segment 5, which
+    /// a PACK marked lost, first. The scan used to stop there.
+    #[test]
+    fn is_lost_reaches_below_a_segment_a_pack_marked() {
+        let c = TcpConfig {
+            init_cwnd: 10,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 10_000, NewReno::default());
+        let mut r = TcpReceiver::new(&c, 10_000);
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        assert_eq!(out.len(), 10);
+        r.on_cut(5000, 1000);
+        s.on_ack(1, &r.make_ack(), usize::MAX, &mut out);
+        for seq in [6000, 7000, 8000] {
+            r.on_data(2, seq, 1000, 0, false, false);
+            s.on_ack(3, &r.make_ack(), usize::MAX, &mut out);
+        }
+        for k in 0..5 {
+            assert_ne!(s.sb[k] & LOST, 0, "segment {k} has three SACKed above it");
+        }
+        assert_eq!(s.sb[9] & LOST, 0, "nothing SACKed above segment 9");
+    }
+
+    /// A PACK during a recovery for data sent after it began reports a loss in the next
+    /// window: when the recovery ends, the next one starts, with its own reduction
+    /// (Linux: lost_out at the end of Recovery), also with no duplicate-ACK threshold.
+    #[test]
+    fn a_loss_in_the_next_window_cuts_again_when_the_recovery_ends() {
+        let c = TcpConfig {
+            init_cwnd: 8,
+            dupthresh: None,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 100_000, NewReno::default());
+        let mut r = TcpReceiver::new(&c, 100_000);
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        s.w.ssthresh = s.w.cwnd; // no slow start: the window moves only by the cuts
+        let first: Vec<SegOut> = std::mem::take(&mut out);
+        // Segment 0 is cut; 1..8 arrive.
+        r.on_cut(0, 1000);
+        s.on_ack(1, &r.make_ack(), usize::MAX, &mut out);
+        assert!(s.in_recovery);
+        let after_first_cut = s.w.cwnd;
+        assert_eq!(after_first_cut, 4000);
+        for seg in &first[1..] {
+            r.on_data(2, seg.seq, seg.len, 0, false, false);
+            s.on_ack(3, &r.make_ack(), usize::MAX, &mut out);
+        }
+        // The retransmission of 0 and new data (8000 on) are out; 8000 is cut, and the
+        // retransmission's ACK, which ends the recovery, carries the PACK.
+        assert!(out.iter().any(|o| o.seq == 0 && o.retx), "{out:?}");
+        assert!(out.iter().any(|o| o.seq == 8000 && !o.retx), "{out:?}");
+        r.on_cut(8000, 1000);
+        r.on_data(4, 0, 1000, 0, true, false);
+        let ack = r.make_ack();
+        assert_eq!((ack.cum, ack.pack_block()), (8000, Some((8000, 9000))));
+        out.clear();
+        s.on_ack(5, &ack, usize::MAX, &mut out);
+        assert!(s.in_recovery, "the next recovery has begun");
+        assert_eq!(s.w.cwnd, 2000, "and cut the window again");
+        assert!(out.iter().any(|o| o.seq == 8000 && o.retx), "{out:?}");
+        // The same PACK arriving while the first recovery still runs: marked lost at
+        // once, and the cut comes when the recovery ends.
+        let mut s = TcpSender::new(&c, 100_000, NewReno::default());
+        let mut r = TcpReceiver::new(&c, 100_000);
+        out.clear();
+        s.start(0, usize::MAX, &mut out);
+        s.w.ssthresh = s.w.cwnd;
+        let first: Vec<SegOut> = std::mem::take(&mut out);
+        r.on_cut(0, 1000);
+        s.on_ack(1, &r.make_ack(), usize::MAX, &mut out);
+        for seg in &first[1..] {
+            r.on_data(2, seg.seq, seg.len, 0, false, false);
+            s.on_ack(3, &r.make_ack(), usize::MAX, &mut out);
+        }
+        r.on_cut(8000, 1000);
+        s.on_ack(4, &r.make_ack(), usize::MAX, &mut out);
+        assert_eq!(s.w.cwnd, 4000, "one reduction per recovery");
+        r.on_data(5, 0, 1000, 0, true, false);
+        s.on_ack(6, &r.make_ack(), usize::MAX, &mut out);
+        assert!(s.in_recovery);
+        assert_eq!(s.w.cwnd, 2000);
+    }
+
+    /// RFC 6675 §2: a duplicate ACK that SACKs nothing new (here a D-SACK for a
+    /// segment that arrived twice) does not count toward the threshold.
+    #[test]
+    fn a_dsack_alone_is_no_duplicate_ack() {
+        let c = TcpConfig {
+            init_cwnd: 10,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 10_000, NewReno::default());
+        let mut r = TcpReceiver::new(&c, 10_000);
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        // Segment 0 is late; segment 5 arrives, then arrives three times more (a
+        // duplicated packet): one new SACK, three D-SACKs.
+        for _ in 0..4 {
+            r.on_data(1, 5000, 1000, 0, false, false);
+            s.on_ack(2, &r.make_ack(), usize::MAX, &mut out);
+        }
+        assert_eq!(s.dupacks, 1);
+        assert!(!s.in_recovery, "no fast retransmit on one new SACK");
+        // Two more new SACKs make three duplicates.
+        for seq in [6000, 7000] {
+            r.on_data(3, seq, 1000, 0, false, false);
+            s.on_ack(4, &r.make_ack(), usize::MAX, &mut out);
+        }
+        assert!(s.in_recovery);
     }
 
     #[test]

@@ -224,6 +224,16 @@ impl Workload {
         }
     }
 
+    /// Queries begun and not yet complete (an incast round's groups from its start).
+    pub fn open_queries(&self) -> u64 {
+        match self {
+            Workload::Incast(w) => w.open.len() as u64,
+            Workload::Query(w) => w.open.iter().filter(|q| q.is_some()).count() as u64,
+            Workload::ShortLong(w) => w.open_queries(),
+            Workload::Poisson(_) | Workload::Trace(_) => 0,
+        }
+    }
+
     /// No flow will ever be generated again (open loop exhausted, closed loop idle).
     pub fn exhausted(&self) -> bool {
         match self {
@@ -337,6 +347,11 @@ impl Traffic {
 
     pub fn has_queries(&self) -> bool {
         self.main.has_queries()
+    }
+
+    /// Queries begun and not yet complete.
+    pub fn open_queries(&self) -> u64 {
+        self.main.open_queries()
     }
 }
 

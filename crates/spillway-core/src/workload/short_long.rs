@@ -97,6 +97,10 @@ impl ShortLong {
         (self.remaining > 0).then_some(self.next_time)
     }
 
+    pub fn open_queries(&self) -> u64 {
+        self.open.iter().filter(|q| q.is_some()).count() as u64
+    }
+
     pub fn exhausted(&self) -> bool {
         self.remaining == 0 && self.open.iter().all(Option::is_none)
     }
