@@ -136,9 +136,10 @@ def _goodput(quick: bool) -> Figure:
             v.append(Verdict(f"{s}(10ms) keeps about 600 Mbps with many senders (§6.1)",
                              360 <= m <= 840, f"mean {m:.0f} Mbps over {many} senders "
                                               "(±40% band)"))
-            w = min(g[(s, "200ms", n)] for n in many)
-            v.append(Verdict(f"{s}(200ms) collapses with many senders (Fig. 8a)", w < 300,
-                             f"lowest {w:.0f} Mbps over {many} senders"))
+            w = max(g[(s, "200ms", n)] for n in many)
+            v.append(Verdict(f"{s}(200ms) collapses with many senders (Fig. 8a): below 300 "
+                             "Mbps at every count from 64", w < 300,
+                             f"highest {w:.0f} Mbps over {many} senders"))
         top = max(senders)
         share = t[(t.scheme == "CP") & (t.senders == top) & (t.rto_min == "10ms")]
         v.append(Verdict(f"CP's cut packets cost a few percent of the link at {top} senders "
@@ -161,10 +162,11 @@ def _goodput(quick: bool) -> Figure:
                "set": {"workload.rounds": rounds},
                "grid": {"transport.rto_min": ["10ms", "200ms"], "workload.senders": senders}},
         analyze=analyze,
-        paper=["Fig. 1: TCP's throughput cliff (RTOmin 10 ms) is at 42 senders, DCTCP's at 50.",
-               "§6.1: 'both DCTCP and TCP with 10-ms-RTOmin maintain a throughput of about 600 "
-               "Mbps' up to 250 senders; CP and DCTCP with CP 'achieve a high throughput and "
-               "avoid throughput cliff'.",
+        paper=["Fig. 1: 'DCTCP avoids the throughput cliff where PTC=14 and postpones it from "
+               "PTC=42 to PTC=50' (TCP with RTOmin 10 ms: cliffs at 14 and 42 senders).",
+               "§6.1 (Fig. 8a, to 250 senders): 'both DCTCP and TCP with 10-ms-RTOmin "
+               "maintain a throughput of about 600 Mbps'; CP and DCTCP with CP 'achieve a "
+               "high throughput and avoid throughput cliff'.",
                "Footnote 7: at 250 senders the CP receiver gets about 43 payload-cut packets "
                "per sender, 4.32% of the 1 Gbps link."],
         metrics=[incast_goodput])
@@ -209,7 +211,7 @@ def _query(quick: bool) -> Figure:
                          "packets per query"))
         d = [q[("CP", "10ms", n)] - q[("DCTCP+CP", "10ms", n)] for n in senders]
         v.append(Verdict("DCTCP with CP is a little faster than CP (paper: by 91.3 µs)",
-                         sum(d) / len(d) >= 0,
+                         sum(d) / len(d) > 0,
                          f"mean difference {1000 * sum(d) / len(d):+.0f} µs over all n"))
         return t.drop(columns="curve"), imgs, v
 
@@ -431,8 +433,9 @@ def _multi(quick: bool) -> Figure:
         mean = t.groupby(["background", "scheme"])["of_theory"].mean()
         v = []
         lo = {s: mean[(5, s)] for s in schemes}
-        v.append(Verdict("low loss (5 background): DCTCP gets the least of the theoretical "
-                         "fair share on average (paper: DCTCP 70%, TCP(10ms) 87.1%, CP 86.8%)",
+        v.append(Verdict("low loss (5 background): DCTCP gets less of the theoretical fair "
+                         "share than TCP(10ms) and CP on average (paper: DCTCP 70%, TCP(10ms) "
+                         "87.1%, CP 86.8%)",
                          lo["DCTCP(200ms)"] < min(lo["TCP(10ms)"], lo["CP"]),
                          ", ".join(f"{s} {x:.0%}" for s, x in lo.items())))
         over8 = t[(t.background == 5) & (t.experimental > 8) & (t.scheme == "TCP(200ms)")]
@@ -444,10 +447,14 @@ def _multi(quick: bool) -> Figure:
         hi = {s: mean[(50, s)] for s in schemes}
         v.append(Verdict("high loss (50 background): TCP(200ms) has very low goodput",
                          hi["TCP(200ms)"] < 0.5, f"{hi['TCP(200ms)']:.0%} of theory on average"))
-        v.append(Verdict("high loss: DCTCP+CP comes closest to the fair share and beats CP alone "
-                         "(paper: 75.1% and 45.6%)",
+        # Closest: nearest 1 (TCP(10ms) and DCTCP "experience the TCP Outcast problem" at
+        # high loss, §6.2, i.e. may overshoot it).
+        off = {s: abs(x - 1) for s, x in hi.items()}
+        v.append(Verdict("high loss: DCTCP+CP comes closest to the fair share of all schemes "
+                         "and beats CP alone (paper: DCTCP+CP up to 75.1% of it, CP 45.6% on "
+                         "average)",
                          hi["DCTCP+CP"] > hi["CP"]
-                         and hi["DCTCP+CP"] >= max(hi["TCP(10ms)"], hi["DCTCP(200ms)"]),
+                         and off["DCTCP+CP"] < min(x for s, x in off.items() if s != "DCTCP+CP"),
                          ", ".join(f"{s} {x:.0%}" for s, x in hi.items())))
         return t, imgs, v
 
@@ -557,7 +564,10 @@ def _ooo_routes(p: float) -> list[dict[str, Any]]:
 # in-sequence segments merged into one with one ACK (`host.gro`).
 GRO_50US = {"host.rx_coalesce": "50us", "host.gro": True}
 # The host models Fig. 14 compares for CP with no threshold.
-OOO_HOST_MODELS = ("CP-inf", "CP-inf(tso)", "CP-inf(gro)")
+OOO_HOST_NAMES = {"CP-inf": "a segment sent per ACK",
+                  "CP-inf(tso)": "with Linux's TSO deferral",
+                  "CP-inf(gro)": "with receive offload (GRO) at 50 us interrupts, an "
+                                 "interval found by sweeping this figure, not the paper's"}
 
 
 def _ooo(quick: bool) -> Figure:
@@ -617,55 +627,55 @@ def _ooo(quick: bool) -> Figure:
         # §6.3 gives its figures for TCP with three duplicate ACKs "even though most
         # packets pass through the non-congested Path A": P of 0.5 and more.
         most_a = [p for p in ps if p >= 0.5]
-        if most_a:
-            r = [by.loc[("CP-inf(tso)", p), "of_theory"] for p in ps]
-            v.append(Verdict("CP with no threshold and Linux's TSO deferral stays within 15% "
-                             "of the theory line at every P with most packets on path A "
-                             "(P >= 0.5)",
-                             all(abs(x - 1) <= 0.15 for p, x in zip(ps, r, strict=True)
-                                 if p >= 0.5),
+        # The same claim for the other host models, over the whole axis (the paper's
+        # "matches the theoretical value" is not limited to some P).
+        for s in ("CP-inf(tso)", "CP-inf(gro)"):
+            r = [by.loc[(s, p), "of_theory"] for p in ps]
+            v.append(Verdict(f"{s}: CP with no threshold, {OOO_HOST_NAMES[s]}, stays within "
+                             "15% of the theory line at every P",
+                             all(abs(x - 1) <= 0.15 for x in r),
                              ", ".join(f"P={p:g}: {x:.0%}"
                                        for p, x in zip(ps, r, strict=True))))
-        lo = [min(by.loc[(s, p), "of_theory"] for s in OOO_HOST_MODELS) for p in ps]
-        hi = [max(by.loc[(s, p), "of_theory"] for s in OOO_HOST_MODELS) for p in ps]
-        v.append(Verdict("The theory line lies within 15% of the span of CP's host models "
-                         f"({', '.join(OOO_HOST_MODELS)}) at every P",
-                         all(a <= 1.15 and b >= 0.85 for a, b in zip(lo, hi, strict=True)),
-                         ", ".join(f"P={p:g}: {a:.0%}–{b:.0%}"
-                                   for p, a, b in zip(ps, lo, hi, strict=True))))
         r = [by.loc[("TCP-3", p), "of_theory"] for p in both]
         v.append(Verdict("TCP with threshold 3 falls well below the theory line once packets "
                          "take both paths", all(x < 0.7 for x in r),
                          ", ".join(f"P={p:g}: {x:.0%}" for p, x in zip(both, r, strict=True))))
         if most_a:
-            def paper_band(scheme: str, what: str, extra: str = "") -> list[float]:
-                # §6.3's 825 falling to ~600 Mbps, with a margin of a fifth either way.
+            def paper_band(scheme: str, what: str, extra: str = "") -> None:
+                # §6.3's 825 falling to ~600 Mbps: between 600 less a fifth and 825 plus a
+                # tenth (the line, 949 Mbps, is 825 plus 15%), and lower at the largest P
+                # than at the smallest.
                 g = [by.loc[(scheme, p), "goodput_mbps"] for p in most_a]
                 v.append(Verdict(f"TCP with threshold 3 and {what} keeps about 600–825 Mbps "
-                                 "with most packets on path A (paper: 825 falling to ~600)",
-                                 min(g) >= 480 and max(g) <= 990,
+                                 "with most packets on path A (480–908 Mbps)",
+                                 min(g) >= 480 and max(g) <= 908,
                                  ", ".join(f"P={p:g}: {x:.0f}"
                                            for p, x in zip(most_a, g, strict=True))
                                  + " Mbps" + extra))
-                return g
+                v.append(Verdict(f"TCP with threshold 3 and {what} loses goodput as more "
+                                 "packets take path A (paper: 825 to ~600 Mbps)",
+                                 g[-1] < g[0], f"{g[0]:.0f} Mbps at P={most_a[0]:g}, "
+                                               f"{g[-1]:.0f} at P={most_a[-1]:g}"))
 
-            g = paper_band("TCP-3(linux)", "Linux's reordering adaptation",
-                           "; a fixed threshold of 3 gets "
-                           + ", ".join(f"{by.loc[('TCP-3', p), 'goodput_mbps']:.0f}"
-                                       for p in most_a))
+            paper_band("TCP-3(linux)", "Linux's reordering adaptation",
+                       "; a fixed threshold of 3 gets "
+                       + ", ".join(f"{by.loc[('TCP-3', p), 'goodput_mbps']:.0f}"
+                                   for p in most_a))
             paper_band("TCP-3(linux+undo)",
                        "Linux's reordering adaptation and undo of spurious recoveries")
-            v.append(Verdict("TCP with threshold 3 and the adaptation loses goodput as more "
-                             "packets take path A (paper: 825 to ~600 Mbps)",
-                             g[-1] < g[0], f"{g[0]:.0f} Mbps at P={most_a[0]:g}, {g[-1]:.0f} "
-                                           f"at P={most_a[-1]:g}"))
         a, b = (sum(by.loc[(s, p), "goodput_mbps"] for p in both) / len(both)
                 for s in ("TCP-inf", "TCP-inf(200ms)"))
         v.append(Verdict("TCP with no threshold and RTOmin 200 ms gets less than with 10 ms",
                          b < a, f"mean {b:.0f} vs {a:.0f} Mbps over P in {both}"))
-        r = [by.loc[("DCTCP-3", p), "of_theory"] for p in both]
-        v.append(Verdict("DCTCP stays below the theory line", all(x < 1 for x in r),
-                         ", ".join(f"{x:.0%}" for x in r)))
+        # §6.3 blames ECN's early reaction on a multipath flow: P > 0 (at P = 0 both flows
+        # share path B alone, the theory's half). From P = 0.5 the theory line is the line
+        # rate, which no flow can pass: only the points below it can tell.
+        below = [p for p in ps if 0 < p < 0.5]
+        r = [by.loc[("DCTCP-3", p), "of_theory"] for p in below]
+        v.append(Verdict("DCTCP stays below the theory line (0 < P < 0.5: both paths in use, "
+                         "the line under the line rate)", bool(r) and all(x < 1 for x in r),
+                         ", ".join(f"P={p:g}: {x:.0%}"
+                                   for p, x in zip(below, r, strict=True))))
         return t, imgs, v
 
     return Figure(
@@ -825,7 +835,8 @@ def _realistic(quick: bool) -> list[Figure]:
                 .groupby(["scheme", axis], as_index=False)
                 .agg(queries_over_rto=("slow", "sum")))
         f = res.sql(f"""SELECT p.scheme, p.{axis}, f.query_id,
-                               bool_or(f.timeouts > 0 AND f.fct_ps >= {rto_min_ps})
+                               bool_or(f.timeouts > 0
+                                       AND (f.fct_ps >= {rto_min_ps} OR f.fct_ps IS NULL))
                                    AS waited,
                                bool_or(f.timeouts > 0) AS any_timeout
                         FROM points p JOIN flows f USING (hash)
@@ -858,9 +869,12 @@ def _realistic(quick: bool) -> list[Figure]:
             for base, s in (("TCP", "CP"), ("DCTCP", "DCTCP+CP")):
                 a = [by.loc[(s, buf), c] for c in ("p99_ms", "p99.9_ms")]
                 b = [by.loc[(base, buf), c] for c in ("p99_ms", "p99.9_ms")]
+                # Sooner by at least 1%: a tie to the fourth digit (DCTCP at 384 KB, whose
+                # 99th-percentile queries see no loss here) is not the paper's 4.5 ms.
                 v.append(Verdict(f"aggregation buffer {buf}: {s} completes queries sooner "
-                                 f"than {base} at the 99th and 99.9th percentiles",
-                                 a[0] < b[0] and a[1] < b[1],
+                                 f"(by 1% or more) than {base} at the 99th and 99.9th "
+                                 "percentiles",
+                                 a[0] < 0.99 * b[0] and a[1] < 0.99 * b[1],
                                  f"p99 {a[0]:.2f} vs {b[0]:.2f} ms ({a[0] / b[0] - 1:+.0%}), "
                                  f"p99.9 {a[1]:.2f} vs {b[1]:.2f} ms "
                                  f"({a[1] / b[1] - 1:+.0%})"))
@@ -914,8 +928,8 @@ def _realistic(quick: bool) -> list[Figure]:
         for pct in ("p99", "p99.9"):
             c, tc = by.loc["CP", pct + "_ms"], by.loc["TCP", pct + "_ms"]
             d, dd = by.loc["DCTCP+CP", pct + "_ms"], by.loc["DCTCP", pct + "_ms"]
-            v.append(Verdict(f"10x traffic, {pct}: CP below TCP, DCTCP+CP below DCTCP",
-                             c < tc and d < dd,
+            v.append(Verdict(f"10x traffic, {pct}: CP below TCP, DCTCP+CP below DCTCP (by 1% "
+                             "or more)", c < 0.99 * tc and d < 0.99 * dd,
                              f"CP {c:.2f} vs TCP {tc:.2f} ms ({c / tc - 1:+.0%}); DCTCP+CP "
                              f"{d:.2f} vs DCTCP {dd:.2f} ms ({d / dd - 1:+.0%})"))
         return t, imgs, v
@@ -951,7 +965,13 @@ def _realistic(quick: bool) -> list[Figure]:
                      "sender timed out after its receiver had every byte: its final ACK was "
                      "dropped (an ACK has no payload to cut), which the query does not wait "
                      "for. The paper's \"no query traffic suffered timeouts\" is checked as "
-                     "the first; the last is a loss the paper's QCTs could not show."),
+                     "the first; the last is a loss the paper's QCTs could not show. With "
+                     "384 KB at the aggregation switch, DCTCP's 99th percentile (1.68 ms, "
+                     "2026-11-24 run) is that of queries that meet no loss, the same as "
+                     "DCTCP+CP's to within 0.1%, where the paper's DCTCP was 4.5 ms above: "
+                     "here DCTCP keeps the 384 KB queue short enough that losses reach only "
+                     "its 99.9th percentile (11.96 against 3.77 ms). The verdict asks for 1% "
+                     "or more, so that a tie is reported as one."),
         Figure(id="cp_fig16a_10x",
                title="CP Fig. 16(a): query completion time under 10x traffic",
                source="CP §6.4 (Fig. 16a), DCTCP §4.3",
