@@ -220,8 +220,9 @@ pub const KEYS: &[KeyDef] = &[
     key!("transport.mss", Ty::Int, "1460", &[], "Payload bytes per full segment (at most 9000: jumbo frames)."),
     key!("transport.header_bytes", Ty::Int, "40", &[], "TCP/IP header bytes per packet (20 IP + 20 TCP)."),
     key!("transport.init_cwnd", Ty::Int, "10", &[],
-        "Initial congestion window, in segments. `pfabric` defaults to one BDP of the longest path (base RTT x host link rate)."),
-    key!("transport.max_cwnd", Ty::IntOrOff, "off", &[],
+        "Initial congestion window, in segments. `pfabric` defaults to one BDP of the longest path (base RTT x host link rate, \
+         in full-size packets on the wire, rounded up)."),
+    key!("transport.max_cwnd", Ty::IntOrOff, "off", &["pfabric"],
         "Largest congestion window, in segments. `pfabric` defaults to twice `init_cwnd` (2 x BDP, Turbo §5)."),
     key!("transport.rwnd", Ty::Size, "1MB", &[], "Receive window: the most unacknowledged bytes a sender may have out."),
     key!("transport.cwnd_increase", Ty::Choice(&["bytes", "acks"]), "bytes", &[],
@@ -927,7 +928,9 @@ fn bdp_segments(t: &TopologySpec, mss: u32, header: u32) -> u32 {
     };
     let rtt = one_way(data) + one_way(ack);
     let bdp_bytes = (lr as u128 * rtt as u128 / (8 * units::PS_PER_S as u128)) as u64;
-    bdp_bytes.div_ceil(mss as u64).max(1) as u32
+    // In full-size packets as they are on the wire (Turbo §5: "one BDP number of
+    // packets, or 4" on this topology), not in payload bytes per MSS.
+    bdp_bytes.div_ceil(data).max(1) as u32
 }
 
 fn read_transport(r: &mut Reader, topo: &TopologySpec) -> Result<TransportSpec, ScenarioError> {
@@ -967,7 +970,11 @@ fn read_transport(r: &mut Reader, topo: &TopologySpec) -> Result<TransportSpec, 
     } else {
         r.uint("transport.init_cwnd", 1, 1 << 20)? as u32
     };
-    let max_cwnd = match r.opt_uint("transport.max_cwnd", 1)? {
+    let max_cwnd = match (kind == TransportKind::PFabric)
+        .then(|| r.opt_uint("transport.max_cwnd", 1))
+        .transpose()?
+        .flatten()
+    {
         Some(m) => {
             if m < init_cwnd as u64 {
                 return Err(r.err(
@@ -2229,5 +2236,26 @@ mod tests {
         for k in KEYS {
             assert!(r.contains(&format!("`{}`", k.path)));
         }
+    }
+
+    /// Turbo §5: pFabric's "initial CWND of one BDP number of packets, or 4" on this
+    /// topology: the BDP (10 Gbps x a full packet's and an ACK's RTT) is 6040 B, 3.93
+    /// packets of 1538 B on the wire (it was divided by the 1460 B payload: 5).
+    #[test]
+    fn pfabric_bdp_is_counted_in_packets_on_the_wire() {
+        let s =
+            parse("[topology]\nkind = \"pfabric144\"\n[transport]\nkind = \"pfabric\"").unwrap();
+        assert_eq!(s.transport.init_cwnd, 4);
+        assert_eq!(s.transport.max_cwnd, Some(8));
+    }
+
+    /// Only pFabric's window is capped: elsewhere the key did nothing, silently.
+    #[test]
+    fn max_cwnd_is_refused_where_it_does_nothing() {
+        for kind in ["tcp", "cubic", "dctcp"] {
+            let e = parse(&format!("[transport]\nkind = \"{kind}\"\nmax_cwnd = 20")).unwrap_err();
+            assert_eq!(e.key, "transport.max_cwnd", "{kind}");
+        }
+        assert!(parse("[transport]\nkind = \"pfabric\"\nmax_cwnd = 20").is_ok());
     }
 }

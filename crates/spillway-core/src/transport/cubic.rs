@@ -4,16 +4,17 @@
 //! After a reduction the window follows W(t) = C·(t − K)³ + W_max (segments, t in
 //! seconds since the first ACK after the reduction, plus the minimum RTT), with
 //! K = ∛((W_max − cwnd)/C): concave up to the window where the last loss happened, then
-//! convex beyond it. Each ACK grows the window toward W(t) by one segment per `cnt`
-//! ACKs, `cnt` = cwnd/(W(t) − cwnd). A Reno estimate that grows 3β/(2 − β) segments per
+//! convex beyond it. Each ACK grows the window toward W(t) by one segment per `cnt` + 1
+//! ACKs (Linux's tcp_cong_avoid_ai counts to `cnt`, then adds), `cnt` = cwnd/(W(t) − cwnd). A Reno estimate that grows 3β/(2 − β) segments per
 //! RTT (β = 0.3, the share cut) bounds `cnt` from above (TCP friendliness), so at
 //! datacenter RTTs, where K is seconds long, the window grows like Reno's at about half
 //! the speed and is cut to 0.7 of itself instead of half.
 //!
 //! Linux specifics kept: β = 717/1024, C = 0.4 (bic_scale 41), fast convergence (a loss
 //! below the last W_max remembers (1 + β)/2 of the window), at most 20 ACKs per
-//! segment of growth before the first loss, slow start while cwnd ≤ ssthresh, and a
-//! timeout forgetting W_max (bictcp_reset on entering Loss). Left out: HyStart (slow
+//! segment of growth before the first loss (and again after each timeout, which forgets
+//! the loss), slow start while cwnd ≤ ssthresh, and a timeout forgetting W_max and the
+//! minimum delay (bictcp_reset on entering Loss). Left out: HyStart (slow
 //! start ends at ssthresh or a loss), the jiffy (1 ms) clock (time here is exact), the
 //! ≤ HZ/32 cache of `cnt` and the delayed-ACK ratio (every segment is acknowledged).
 //! Linux grows the window only while it limits the sender (`tcp_is_cwnd_limited`); that
@@ -152,12 +153,9 @@ impl CongestionControl for Cubic {
     fn on_timeout(&mut self, w: &mut Window, flight: u64) {
         w.ssthresh = self.reduce(w, flight);
         w.cwnd = w.mss;
-        // Entering Loss resets CUBIC (bictcp_state): W_max and the first-loss mark go.
-        let delay_min = self.delay_min;
-        *self = Cubic {
-            delay_min,
-            ..Cubic::default()
-        };
+        // Entering Loss resets CUBIC (bictcp_state -> bictcp_reset): W_max, the
+        // first-loss mark and the minimum delay go.
+        *self = Cubic::default();
     }
 
     fn on_ecn(&mut self, w: &mut Window, flight: u64) {

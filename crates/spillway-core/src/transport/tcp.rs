@@ -499,6 +499,10 @@ impl<C: CongestionControl> TcpSender<C> {
             }
             newly_acked = ack.cum - self.una;
             self.consecutive_timeouts = 0;
+            // New data acknowledged answers what a probe asks (the path delivers): a probe
+            // lost on the way would otherwise keep the flow silent for `probe_after` more
+            // timeouts.
+            self.probing = false;
             self.una = new_seg * self.mss;
             self.una = self.una.min(self.size);
             self.una_k = new_seg;
@@ -681,8 +685,12 @@ impl<C: CongestionControl> TcpSender<C> {
             self.prior_ssthresh = self.w.ssthresh.max(self.w.cwnd / 4 * 3);
             self.prior_cwnd = self.w.cwnd;
         }
-        let flight = self.reduction_base();
-        self.cc.on_loss(&mut self.w, flight);
+        // RFC 3168 §6.1.2: one reduction for the losses and CE marks of one window
+        // (Linux enters Recovery from CWR without asking for ssthresh again).
+        if self.una >= self.cwr_until {
+            let flight = self.reduction_base();
+            self.cc.on_loss(&mut self.w, flight);
+        }
         self.retx_now = true;
     }
 
@@ -735,9 +743,13 @@ impl<C: CongestionControl> TcpSender<C> {
         let flight = self.reduction_base();
         // RFC 5681 §3.1: a timeout of data the timer has already resent leaves ssthresh
         // as the first one set it (halving a window of one segment again would set it to
-        // two, and with `ssthresh_from = "cwnd"` it did).
-        let held = (self.consecutive_timeouts > 1 && self.cc.holds_ssthresh_on_repeat())
-            .then_some(self.w.ssthresh);
+        // two, and with `ssthresh_from = "cwnd"` it did). So does a timeout in a window
+        // already reduced by a recovery or an ECN echo (Linux's tcp_enter_loss; RFC 3168
+        // §6.1.2): a window-based cut would compound the first (CUBIC's to β²).
+        let reduced = self.in_recovery || self.una < self.cwr_until;
+        let held = ((self.consecutive_timeouts > 1 || reduced)
+            && self.cc.holds_ssthresh_on_repeat())
+        .then_some(self.w.ssthresh);
         self.cc.on_timeout(&mut self.w, flight);
         if let Some(s) = held {
             self.w.ssthresh = s;
@@ -808,11 +820,22 @@ impl<C: CongestionControl> TcpSender<C> {
     /// ECN echo or Source Quench: reduce the window, at most once per window of data
     /// (RFC 3168 §6.1.2), and never retransmit because of it.
     fn on_congestion_signal(&mut self) {
-        if self.in_recovery || self.fl.active() || self.una < self.cwr_until {
+        // Not while a timeout's data is being resent either (`una` short of its
+        // `recover`): the timeout has reduced for that window (Linux ignores ECE in its
+        // Loss state).
+        if self.in_recovery
+            || self.fl.active()
+            || self.una < self.cwr_until
+            || self.una < self.recover
+        {
             return;
         }
         let flight = self.reduction_base();
+        let cwnd = self.w.cwnd;
         self.cc.on_ecn(&mut self.w, flight);
+        // RFC 3168 §6.1.2: an ECN echo never raises the window (a floor of two segments
+        // would, from one).
+        self.w.cwnd = self.w.cwnd.min(cwnd);
         self.cwr_until = self.nxt;
         self.ecn_reductions += 1;
     }
@@ -2361,5 +2384,163 @@ mod tests {
             "received data is not resent"
         );
         assert_eq!(s.timeouts, 0);
+    }
+
+    /// Ten segments out, the timer fires, then the resent head is acknowledged by an ACK
+    /// echoing CE: (cwnd, ssthresh) after the timeout and after the ACK.
+    fn ece_after_a_timeout<C: CongestionControl>(cc: C) -> ((u64, u64), (u64, u64)) {
+        let c = TcpConfig {
+            init_cwnd: 10,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 100_000, cc);
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        let t = s.timer().unwrap();
+        s.on_timer(t, usize::MAX, &mut out);
+        let before = (s.w.cwnd, s.w.ssthresh);
+        let ack = AckInfo {
+            cum: 1000,
+            ece: true,
+            echo_ts: t,
+            ..Default::default()
+        };
+        s.on_ack(t + 10, &ack, usize::MAX, &mut out);
+        (before, (s.w.cwnd, s.w.ssthresh))
+    }
+
+    /// RFC 3168 §6.1.2: the timeout has reduced for this window; an echo of a CE mark on
+    /// its data neither raises the window (NewReno's echo set it to half the flight, 4.5
+    /// segments, from one) nor cuts ssthresh again (CUBIC's and DCTCP's went to 2).
+    #[test]
+    fn an_ecn_echo_after_a_timeout_changes_nothing() {
+        use crate::transport::cubic::Cubic;
+        use crate::transport::dctcp::Dctcp;
+        let runs = [
+            ("newreno", ece_after_a_timeout(NewReno::default())),
+            ("cubic", ece_after_a_timeout(Cubic::default())),
+            ("dctcp", ece_after_a_timeout(Dctcp::new(1.0 / 16.0))),
+        ];
+        for (name, (before, after)) in runs {
+            // Slow start alone: one segment more for the one acknowledged.
+            assert_eq!(after.0, before.0 + 1000, "{name}: cwnd");
+            assert_eq!(after.1, before.1, "{name}: ssthresh");
+        }
+    }
+
+    /// RFC 3168 §6.1.2: one reduction for the marks and losses of one window. An ECN cut,
+    /// then a loss of the same window: CUBIC's ssthresh stays at the first cut (it went to
+    /// β² of the window).
+    #[test]
+    fn an_ecn_cut_and_a_loss_in_one_window_cut_once() {
+        use crate::transport::cubic::Cubic;
+        let c = TcpConfig {
+            init_cwnd: 10,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 100_000, Cubic::default());
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        let ack = AckInfo {
+            cum: 1000,
+            ece: true,
+            ..Default::default()
+        };
+        s.on_ack(100, &ack, usize::MAX, &mut out);
+        let after_ecn = (s.w.cwnd, s.w.ssthresh);
+        assert!(after_ecn.1 < 10_000);
+        // Segment 1 of the same window is lost: 2, 3 and 4 are SACKed.
+        for r in [3000u64, 4000, 5000] {
+            let mut a = AckInfo {
+                cum: 1000,
+                ..Default::default()
+            };
+            a.sack[0] = (2000, r);
+            a.nsack = 1;
+            s.on_ack(200, &a, usize::MAX, &mut out);
+        }
+        assert!(s.in_recovery);
+        assert_eq!(s.w.ssthresh, after_ecn.1);
+        assert!(
+            out.iter().any(|o| o.seq == 1000 && o.retx),
+            "the loss is resent"
+        );
+    }
+
+    /// A timeout during a fast recovery keeps the recovery's ssthresh (Linux's
+    /// tcp_enter_loss): a cut based on the already-cut window compounded it, to β² for
+    /// CUBIC and a quarter for NewReno with `ssthresh_from = "cwnd"`.
+    #[test]
+    fn a_timeout_during_a_recovery_does_not_cut_again() {
+        use crate::transport::cubic::Cubic;
+        fn run<C: CongestionControl>(cc: C, from_cwnd: bool) -> (u64, u64) {
+            let c = TcpConfig {
+                init_cwnd: 10,
+                ssthresh_from_cwnd: from_cwnd,
+                ..cfg()
+            };
+            let mut s = TcpSender::new(&c, 100_000, cc);
+            let mut out = Vec::new();
+            s.start(0, usize::MAX, &mut out);
+            for r in [2000u64, 3000, 4000] {
+                let mut a = AckInfo::default();
+                a.sack[0] = (1000, r);
+                a.nsack = 1;
+                s.on_ack(100, &a, usize::MAX, &mut out);
+            }
+            assert!(s.in_recovery);
+            let in_recovery = s.w.ssthresh;
+            let t = s.timer().unwrap();
+            s.on_timer(t, usize::MAX, &mut out);
+            assert_eq!(s.w.cwnd, 1000);
+            (in_recovery, s.w.ssthresh)
+        }
+        let (a, b) = run(Cubic::default(), false);
+        assert_eq!((a, b), (7001, 7001));
+        let (a, b) = run(NewReno::default(), true);
+        assert_eq!((a, b), (5000, 5000));
+    }
+
+    /// pFabric probe mode ends when new data is acknowledged: a probe lost on the way,
+    /// with the original head only delayed, kept the flow silent for `probe_after` more
+    /// timeouts (Turbo §4's stuck packet).
+    #[test]
+    fn an_ack_of_new_data_ends_pfabric_probe_mode() {
+        use crate::transport::pfabric::PFabricCc;
+        let c = TcpConfig {
+            init_cwnd: 10,
+            dupthresh: None,
+            fixed_rto: true,
+            probe_after: Some(3),
+            notify: NotifyMode::Probe,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 100_000, PFabricCc::new(20_000));
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        let mut t = 0;
+        for _ in 0..3 {
+            out.clear();
+            t = s.timer().unwrap();
+            s.on_timer(t, usize::MAX, &mut out);
+        }
+        assert!(
+            out.iter().any(|o| o.probe),
+            "probe mode after three timeouts"
+        );
+        out.clear();
+        let ack = AckInfo {
+            cum: 1000,
+            ..Default::default()
+        };
+        s.on_ack(t + 10, &ack, usize::MAX, &mut out);
+        if out.is_empty() {
+            let d = s.timer().unwrap();
+            s.on_timer(d, usize::MAX, &mut out);
+        }
+        assert!(
+            out.iter().any(|o| !o.probe && o.len > 0),
+            "data goes out by the next timeout: {out:?}"
+        );
     }
 }
