@@ -38,6 +38,13 @@ pub trait CongestionControl {
     fn holds_ssthresh_on_repeat(&self) -> bool {
         true
     }
+    /// Whether a window already cut for an ECN echo needs no further cut for a loss in it
+    /// (RFC 3168 §6.1.2: one reduction per window for losses and marks alike). Not for
+    /// DCTCP, whose echo cut is α-sized: RFC 8257 §3.5 has a loss change the window as
+    /// conventional TCP would (Linux's dctcp_react_to_loss halves on entering recovery).
+    fn ecn_cut_covers_loss(&self) -> bool {
+        true
+    }
 }
 
 /// The congestion controls a flow can run, dispatched statically in the hot loop.
@@ -83,6 +90,9 @@ impl CongestionControl for Cc {
     }
     fn holds_ssthresh_on_repeat(&self) -> bool {
         each_cc!(self, c => c.holds_ssthresh_on_repeat())
+    }
+    fn ecn_cut_covers_loss(&self) -> bool {
+        each_cc!(self, c => c.ecn_cut_covers_loss())
     }
     fn on_rtt(&mut self, rtt: Ps) {
         each_cc!(self, c => c.on_rtt(rtt))

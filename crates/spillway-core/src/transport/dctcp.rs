@@ -40,6 +40,10 @@ impl Dctcp {
 }
 
 impl CongestionControl for Dctcp {
+    fn ecn_cut_covers_loss(&self) -> bool {
+        false
+    }
+
     fn on_ack(&mut self, w: &mut Window, acked: u64, now: Ps) {
         self.growth.on_ack(w, acked, now);
     }

@@ -687,7 +687,7 @@ impl<C: CongestionControl> TcpSender<C> {
         }
         // RFC 3168 §6.1.2: one reduction for the losses and CE marks of one window
         // (Linux enters Recovery from CWR without asking for ssthresh again).
-        if self.una >= self.cwr_until {
+        if self.una >= self.cwr_until || !self.cc.ecn_cut_covers_loss() {
             let flight = self.reduction_base();
             self.cc.on_loss(&mut self.w, flight);
         }
@@ -746,7 +746,8 @@ impl<C: CongestionControl> TcpSender<C> {
         // two, and with `ssthresh_from = "cwnd"` it did). So does a timeout in a window
         // already reduced by a recovery or an ECN echo (Linux's tcp_enter_loss; RFC 3168
         // §6.1.2): a window-based cut would compound the first (CUBIC's to β²).
-        let reduced = self.in_recovery || self.una < self.cwr_until;
+        let reduced =
+            self.in_recovery || (self.una < self.cwr_until && self.cc.ecn_cut_covers_loss());
         let held = ((self.consecutive_timeouts > 1 || reduced)
             && self.cc.holds_ssthresh_on_repeat())
         .then_some(self.w.ssthresh);
@@ -2542,5 +2543,40 @@ mod tests {
             out.iter().any(|o| !o.probe && o.len > 0),
             "data goes out by the next timeout: {out:?}"
         );
+    }
+
+    /// RFC 8257 §3.5: DCTCP's echo cut is α-sized, so a loss in the same window still
+    /// halves the window as conventional TCP would (Linux's dctcp_react_to_loss); the
+    /// once-per-window rule of RFC 3168 holds for the others (the test above).
+    #[test]
+    fn a_dctcp_loss_halves_even_in_a_window_cut_for_an_echo() {
+        use crate::transport::dctcp::Dctcp;
+        let c = TcpConfig {
+            init_cwnd: 10,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 100_000, Dctcp::new(1.0 / 16.0));
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        s.w.ssthresh = s.w.cwnd;
+        let ack = AckInfo {
+            cum: 1000,
+            ece: true,
+            ..Default::default()
+        };
+        s.on_ack(100, &ack, usize::MAX, &mut out);
+        assert_eq!(s.ecn_reductions, 1);
+        let after_ecn = s.w.cwnd;
+        for r in [3000u64, 4000, 5000] {
+            let mut a = AckInfo {
+                cum: 1000,
+                ..Default::default()
+            };
+            a.sack[0] = (2000, r);
+            a.nsack = 1;
+            s.on_ack(200, &a, usize::MAX, &mut out);
+        }
+        assert!(s.in_recovery);
+        assert!(s.w.cwnd < after_ecn, "{} then {}", after_ecn, s.w.cwnd);
     }
 }
