@@ -2192,19 +2192,26 @@ mod tests {
         assert_eq!(s.retransmits, 1);
     }
 
+    /// A NewReno sender of `size` bytes with an initial window of `init_cwnd` segments,
+    /// started, its receiver, and what it sent.
+    fn started(init_cwnd: u32, size: u64) -> (TcpSender<NewReno>, TcpReceiver, Vec<SegOut>) {
+        started_with(&TcpConfig { init_cwnd, ..cfg() }, size)
+    }
+
+    fn started_with(c: &TcpConfig, size: u64) -> (TcpSender<NewReno>, TcpReceiver, Vec<SegOut>) {
+        let mut s = TcpSender::new(c, size, NewReno::default());
+        let r = TcpReceiver::new(c, size);
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        (s, r, out)
+    }
+
     /// RFC 6675 IsLost below a segment a PACK marked: segments 6-8 SACKed make 0-4 lost
     /// (three SACKed above each), although the scan from the top meets segment 5, which
     /// a PACK marked lost, first. The scan used to stop there.
     #[test]
     fn is_lost_reaches_below_a_segment_a_pack_marked() {
-        let c = TcpConfig {
-            init_cwnd: 10,
-            ..cfg()
-        };
-        let mut s = TcpSender::new(&c, 10_000, NewReno::default());
-        let mut r = TcpReceiver::new(&c, 10_000);
-        let mut out = Vec::new();
-        s.start(0, usize::MAX, &mut out);
+        let (mut s, mut r, mut out) = started(10, 10_000);
         assert_eq!(out.len(), 10);
         r.on_cut(5000, 1000);
         s.on_ack(1, &r.make_ack(), usize::MAX, &mut out);
@@ -2228,10 +2235,7 @@ mod tests {
             dupthresh: None,
             ..cfg()
         };
-        let mut s = TcpSender::new(&c, 100_000, NewReno::default());
-        let mut r = TcpReceiver::new(&c, 100_000);
-        let mut out = Vec::new();
-        s.start(0, usize::MAX, &mut out);
+        let (mut s, mut r, mut out) = started_with(&c, 100_000);
         s.w.ssthresh = s.w.cwnd; // no slow start: the window moves only by the cuts
         let first: Vec<SegOut> = std::mem::take(&mut out);
         // Segment 0 is cut; 1..8 arrive.
@@ -2259,10 +2263,7 @@ mod tests {
         assert!(out.iter().any(|o| o.seq == 8000 && o.retx), "{out:?}");
         // The same PACK arriving while the first recovery still runs: marked lost at
         // once, and the cut comes when the recovery ends.
-        let mut s = TcpSender::new(&c, 100_000, NewReno::default());
-        let mut r = TcpReceiver::new(&c, 100_000);
-        out.clear();
-        s.start(0, usize::MAX, &mut out);
+        let (mut s, mut r, mut out) = started_with(&c, 100_000);
         s.w.ssthresh = s.w.cwnd;
         let first: Vec<SegOut> = std::mem::take(&mut out);
         r.on_cut(0, 1000);
@@ -2284,14 +2285,7 @@ mod tests {
     /// segment that arrived twice) does not count toward the threshold.
     #[test]
     fn a_dsack_alone_is_no_duplicate_ack() {
-        let c = TcpConfig {
-            init_cwnd: 10,
-            ..cfg()
-        };
-        let mut s = TcpSender::new(&c, 10_000, NewReno::default());
-        let mut r = TcpReceiver::new(&c, 10_000);
-        let mut out = Vec::new();
-        s.start(0, usize::MAX, &mut out);
+        let (mut s, mut r, mut out) = started(10, 10_000);
         // Segment 0 is late; segment 5 arrives, then arrives three times more (a
         // duplicated packet): one new SACK, three D-SACKs.
         for _ in 0..4 {
@@ -2429,28 +2423,26 @@ mod tests {
         }
     }
 
-    /// RFC 3168 §6.1.2: one reduction for the marks and losses of one window. An ECN cut,
-    /// then a loss of the same window: CUBIC's ssthresh stays at the first cut (it went to
-    /// β² of the window).
-    #[test]
-    fn an_ecn_cut_and_a_loss_in_one_window_cut_once() {
-        use crate::transport::cubic::Cubic;
+    /// Ten segments out, slow start over; segment 0's ACK echoes CE, then segment 1 of
+    /// the same window is lost (2, 3 and 4 SACKed): (cwnd, ssthresh) after the echo and
+    /// after the loss, and whether segment 1 was resent.
+    fn ecn_then_loss<C: CongestionControl>(cc: C) -> ((u64, u64), (u64, u64), bool) {
         let c = TcpConfig {
             init_cwnd: 10,
             ..cfg()
         };
-        let mut s = TcpSender::new(&c, 100_000, Cubic::default());
+        let mut s = TcpSender::new(&c, 100_000, cc);
         let mut out = Vec::new();
         s.start(0, usize::MAX, &mut out);
+        s.w.ssthresh = s.w.cwnd;
         let ack = AckInfo {
             cum: 1000,
             ece: true,
             ..Default::default()
         };
         s.on_ack(100, &ack, usize::MAX, &mut out);
+        assert_eq!(s.ecn_reductions, 1);
         let after_ecn = (s.w.cwnd, s.w.ssthresh);
-        assert!(after_ecn.1 < 10_000);
-        // Segment 1 of the same window is lost: 2, 3 and 4 are SACKed.
         for r in [3000u64, 4000, 5000] {
             let mut a = AckInfo {
                 cum: 1000,
@@ -2461,11 +2453,20 @@ mod tests {
             s.on_ack(200, &a, usize::MAX, &mut out);
         }
         assert!(s.in_recovery);
-        assert_eq!(s.w.ssthresh, after_ecn.1);
-        assert!(
-            out.iter().any(|o| o.seq == 1000 && o.retx),
-            "the loss is resent"
-        );
+        let resent = out.iter().any(|o| o.seq == 1000 && o.retx);
+        (after_ecn, (s.w.cwnd, s.w.ssthresh), resent)
+    }
+
+    /// RFC 3168 §6.1.2: one reduction for the marks and losses of one window. An ECN cut,
+    /// then a loss of the same window: CUBIC's ssthresh stays at the first cut (it went to
+    /// β² of the window).
+    #[test]
+    fn an_ecn_cut_and_a_loss_in_one_window_cut_once() {
+        use crate::transport::cubic::Cubic;
+        let (after_ecn, after_loss, resent) = ecn_then_loss(Cubic::default());
+        assert!(after_ecn.1 < 10_000);
+        assert_eq!(after_loss.1, after_ecn.1);
+        assert!(resent, "the loss is resent");
     }
 
     /// A timeout during a fast recovery keeps the recovery's ssthresh (Linux's
@@ -2551,32 +2552,11 @@ mod tests {
     #[test]
     fn a_dctcp_loss_halves_even_in_a_window_cut_for_an_echo() {
         use crate::transport::dctcp::Dctcp;
-        let c = TcpConfig {
-            init_cwnd: 10,
-            ..cfg()
-        };
-        let mut s = TcpSender::new(&c, 100_000, Dctcp::new(1.0 / 16.0));
-        let mut out = Vec::new();
-        s.start(0, usize::MAX, &mut out);
-        s.w.ssthresh = s.w.cwnd;
-        let ack = AckInfo {
-            cum: 1000,
-            ece: true,
-            ..Default::default()
-        };
-        s.on_ack(100, &ack, usize::MAX, &mut out);
-        assert_eq!(s.ecn_reductions, 1);
-        let after_ecn = s.w.cwnd;
-        for r in [3000u64, 4000, 5000] {
-            let mut a = AckInfo {
-                cum: 1000,
-                ..Default::default()
-            };
-            a.sack[0] = (2000, r);
-            a.nsack = 1;
-            s.on_ack(200, &a, usize::MAX, &mut out);
-        }
-        assert!(s.in_recovery);
-        assert!(s.w.cwnd < after_ecn, "{} then {}", after_ecn, s.w.cwnd);
+        let (after_ecn, after_loss, resent) = ecn_then_loss(Dctcp::new(1.0 / 16.0));
+        assert!(
+            after_loss.0 < after_ecn.0,
+            "{after_ecn:?} then {after_loss:?}"
+        );
+        assert!(resent);
     }
 }
