@@ -1469,11 +1469,17 @@ impl TcpReceiver {
             k >= base && i < ooo.len() && ooo[i]
         });
         for k in candidates {
-            let b = block_of((k - base) as usize);
-            if n < MAX_SACK && !blocks[..n].contains(&b) {
-                blocks[n] = b;
-                n += 1;
+            let i = (k - base) as usize;
+            // Recent segments are mostly in a block already taken (arrivals extending
+            // one block): known without walking the hole map.
+            if n == MAX_SACK {
+                break;
             }
+            if blocks[..n].iter().any(|&(a, b)| a <= i && i < b) {
+                continue;
+            }
+            blocks[n] = block_of(i);
+            n += 1;
         }
         let mut i = 0;
         while i < ooo.len() && n < MAX_SACK {
