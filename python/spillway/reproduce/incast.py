@@ -10,6 +10,7 @@ switch (a star): the CP testbed's ToR/aggregation tiers are not modeled.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pandas as pd
@@ -104,9 +105,8 @@ def _cp_goodput(quick: bool) -> Figure:
         # §2.1: at a point of throughput cliff (PTC) goodput "will sharply decline ... and
         # then slowly climb"; Fig. 1 puts TCP(10ms)'s at 14 (footnote 2's window
         # arithmetic) and 42. A sharp decline: 20% or more below the previous sender count.
-        ns = [n for n in g["10ms"].index if n > few]
-        prev = [m for m in g["10ms"].index if m >= few]
-        falls = [n for n, m in zip(ns, prev, strict=False) if g["10ms"][n] < 0.8 * g["10ms"][m]]
+        pts = [n for n in g["10ms"].index if n >= few]
+        falls = [b for a, b in pairwise(pts) if g["10ms"][b] < 0.8 * g["10ms"][a]]
         near = {ptc: [n for n in falls if lo <= n <= hi]
                 for ptc, lo, hi in ((14, 10, 20), (42, 32, 52))}
         v.append(Verdict("TCP(10ms)'s goodput falls sharply near 14 and near 42 senders, the "

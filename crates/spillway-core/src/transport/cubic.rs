@@ -5,8 +5,9 @@
 //! seconds since the first ACK after the reduction, plus the minimum RTT), with
 //! K = ∛((W_max − cwnd)/C): concave up to the window where the last loss happened, then
 //! convex beyond it. Each ACK grows the window toward W(t) by one segment per `cnt` + 1
-//! ACKs (Linux's tcp_cong_avoid_ai counts to `cnt`, then adds), `cnt` = cwnd/(W(t) − cwnd). A Reno estimate that grows 3β/(2 − β) segments per
-//! RTT (β = 0.3, the share cut) bounds `cnt` from above (TCP friendliness), so at
+//! ACKs (Linux's tcp_cong_avoid_ai counts to `cnt`, then adds), `cnt` =
+//! cwnd/(W(t) − cwnd). A Reno estimate that grows 3β/(2 − β) segments per RTT (β = 0.3,
+//! the share cut) bounds `cnt` from above (TCP friendliness), so at
 //! datacenter RTTs, where K is seconds long, the window grows like Reno's at about half
 //! the speed and is cut to 0.7 of itself instead of half.
 //!

@@ -1464,12 +1464,12 @@ impl TcpReceiver {
         // RFC 2018 §4: then the most recently reported blocks, then (our fill) the
         // lowest others.
         let recent = self.reported.iter().flatten().copied();
-        let candidates = trigger.into_iter().chain(recent).filter(|&k| {
-            let i = k.wrapping_sub(base) as usize;
-            k >= base && i < ooo.len() && ooo[i]
+        // As indices into the hole map, those still held out of order.
+        let candidates = trigger.into_iter().chain(recent).filter_map(|k| {
+            let i = k.checked_sub(base)? as usize;
+            ooo.get(i).is_some_and(|&held| held).then_some(i)
         });
-        for k in candidates {
-            let i = (k - base) as usize;
+        for i in candidates {
             // Recent segments are mostly in a block already taken (arrivals extending
             // one block): known without walking the hole map.
             if n == MAX_SACK {
@@ -2222,11 +2222,16 @@ mod tests {
     /// A NewReno sender of `size` bytes with an initial window of `init_cwnd` segments,
     /// started, its receiver, and what it sent.
     fn started(init_cwnd: u32, size: u64) -> (TcpSender<NewReno>, TcpReceiver, Vec<SegOut>) {
-        started_with(&TcpConfig { init_cwnd, ..cfg() }, size)
+        started_with(&TcpConfig { init_cwnd, ..cfg() }, size, NewReno::default())
     }
 
-    fn started_with(c: &TcpConfig, size: u64) -> (TcpSender<NewReno>, TcpReceiver, Vec<SegOut>) {
-        let mut s = TcpSender::new(c, size, NewReno::default());
+    /// The same with any configuration and congestion control.
+    fn started_with<C: CongestionControl>(
+        c: &TcpConfig,
+        size: u64,
+        cc: C,
+    ) -> (TcpSender<C>, TcpReceiver, Vec<SegOut>) {
+        let mut s = TcpSender::new(c, size, cc);
         let r = TcpReceiver::new(c, size);
         let mut out = Vec::new();
         s.start(0, usize::MAX, &mut out);
@@ -2262,7 +2267,7 @@ mod tests {
             dupthresh: None,
             ..cfg()
         };
-        let (mut s, mut r, mut out) = started_with(&c, 100_000);
+        let (mut s, mut r, mut out) = started_with(&c, 100_000, NewReno::default());
         s.w.ssthresh = s.w.cwnd; // no slow start: the window moves only by the cuts
         let first: Vec<SegOut> = std::mem::take(&mut out);
         // Segment 0 is cut; 1..8 arrive.
@@ -2290,7 +2295,7 @@ mod tests {
         assert!(out.iter().any(|o| o.seq == 8000 && o.retx), "{out:?}");
         // The same PACK arriving while the first recovery still runs: marked lost at
         // once, and the cut comes when the recovery ends.
-        let (mut s, mut r, mut out) = started_with(&c, 100_000);
+        let (mut s, mut r, mut out) = started_with(&c, 100_000, NewReno::default());
         s.w.ssthresh = s.w.cwnd;
         let first: Vec<SegOut> = std::mem::take(&mut out);
         r.on_cut(0, 1000);
@@ -2442,9 +2447,7 @@ mod tests {
             init_cwnd: 10,
             ..cfg()
         };
-        let mut s = TcpSender::new(&c, 100_000, cc);
-        let mut out = Vec::new();
-        s.start(0, usize::MAX, &mut out);
+        let (mut s, _, mut out) = started_with(&c, 100_000, cc);
         let t = s.timer().unwrap();
         s.on_timer(t, usize::MAX, &mut out);
         let before = (s.w.cwnd, s.w.ssthresh);
@@ -2485,9 +2488,7 @@ mod tests {
             init_cwnd: 10,
             ..cfg()
         };
-        let mut s = TcpSender::new(&c, 100_000, cc);
-        let mut out = Vec::new();
-        s.start(0, usize::MAX, &mut out);
+        let (mut s, _, mut out) = started_with(&c, 100_000, cc);
         s.w.ssthresh = s.w.cwnd;
         let ack = AckInfo {
             cum: 1000,
@@ -2535,9 +2536,7 @@ mod tests {
                 ssthresh_from_cwnd: from_cwnd,
                 ..cfg()
             };
-            let mut s = TcpSender::new(&c, 100_000, cc);
-            let mut out = Vec::new();
-            s.start(0, usize::MAX, &mut out);
+            let (mut s, _, mut out) = started_with(&c, 100_000, cc);
             for r in [2000u64, 3000, 4000] {
                 let mut a = AckInfo::default();
                 a.sack[0] = (1000, r);
