@@ -27,10 +27,12 @@ pub fn mix64(mut x: u64) -> u64 {
 pub mod component {
     pub const WORKLOAD: u64 = 1;
     pub const BACKGROUND: u64 = 2;
-    pub const RX_JITTER: u64 = 3;
-    pub const CLOCKS: u64 = 4;
     pub const SWITCH_BASE: u64 = 1 << 32;
-    pub const HOST_BASE: u64 = 2 << 32;
+    /// Per host: its receive path's timing noise (`host.rx_jitter`).
+    pub const RX_JITTER_BASE: u64 = 2 << 32;
+    /// Per host, then per switch: its clock's offset (`topology.clock_ppm`).
+    pub const HOST_CLOCK_BASE: u64 = 3 << 32;
+    pub const SWITCH_CLOCK_BASE: u64 = 4 << 32;
 }
 
 impl Rng {

@@ -198,7 +198,7 @@ pub const KEYS: &[KeyDef] = &[
     key!("host.proc_parallel", Ty::Int, "16", &[],
         "Server processing model (FastLane §4.2.1): packets processed at once by a receiving host."),
     key!("host.rx_jitter", Ty::Time, "0us", &[],
-         "Each packet a host receives waits an extra uniform random time in [0, jitter) before its transport sees it, never overtaking an earlier packet (interrupt and stack latency). Without it, ACK-clocked senders meeting at one tail-drop queue can lock in phase so that one of them loses every overflow (Floyd and Jacobson's phase effect), which real hosts' timing noise prevents. `0us`: none."),
+         "Each packet a host receives waits an extra uniform random time in [0, jitter) before its transport sees it, never overtaking an earlier packet (interrupt and stack latency), drawn from the host's own random stream. Without it, ACK-clocked senders meeting at one tail-drop queue can lock in phase so that one of them loses every overflow (Floyd and Jacobson's phase effect), which real hosts' timing noise prevents. `0us`: none."),
     key!("host.rx_coalesce", Ty::Time, "0us", &[],
          "Receive interrupt moderation: a host's NIC interrupts at most once per this interval, and the packets that arrived since are handed to the transport together at the interrupt (the first packet after a quiet interval at once), so their ACKs leave back to back (e1000's default moderation allows up to 8000 interrupts/s: 125us). With `rx_jitter`, the jitter is drawn once per interrupt: a batch goes up together. `0us`: every packet at once."),
     key!("host.gro", Ty::Bool, "false", &[],

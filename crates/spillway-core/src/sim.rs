@@ -82,7 +82,8 @@ const _: () = assert!(std::mem::size_of::<Ev>() == 16);
 /// stream, and per host the latest release time (packets never overtake each other
 /// inside a host).
 struct RxLatency {
-    rng: Rng,
+    /// Per host (empty without `host.rx_jitter`).
+    rng: Vec<Rng>,
     last: Vec<Ps>,
     /// `host.rx_coalesce`: per host, the time of its latest interrupt (`Ps::MAX`: none yet).
     irq: Vec<Ps>,
@@ -406,14 +407,20 @@ impl Sim {
         })?;
         let hosts = topo.hosts;
         // `topology.clock_ppm`: one clock per node (a switch's ports share its
-        // oscillator), drawn in node order from a stream of its own.
+        // oscillator), each drawn from the node's own stream (hosts and switches
+        // numbered apart), so that adding a host leaves every other clock as it was.
         let ppm = sc.topology.clock_ppm * 1e-6;
-        let mut clocks = (ppm > 0.0).then(|| Rng::new(sc.run.seed, component::CLOCKS));
         for n in 0..net.node_count() as u32 {
             let is_switch = n >= hosts;
-            let clock = clocks
-                .as_mut()
-                .map(|r| 1.0 + (2.0 * r.next_f64() - 1.0) * ppm);
+            let clock = (ppm > 0.0).then(|| {
+                let id = if is_switch {
+                    component::SWITCH_CLOCK_BASE + (n - hosts) as u64
+                } else {
+                    component::HOST_CLOCK_BASE + n as u64
+                };
+                let mut r = Rng::new(sc.run.seed, id);
+                1.0 + (2.0 * r.next_f64() - 1.0) * ppm
+            });
             for p in net.node_ports_mut(n) {
                 if let Some(x) = clock {
                     p.set_rate((p.rate as f64 * x).round() as u64);
@@ -512,7 +519,14 @@ impl Sim {
             switch_rng,
             rx_jitter: sc.host.rx_jitter,
             rx_latency: RxLatency {
-                rng: Rng::new(sc.run.seed, component::RX_JITTER),
+                // One stream per host: traffic elsewhere does not move a host's draws.
+                rng: if sc.host.rx_jitter > 0 {
+                    (0..hosts as u64)
+                        .map(|h| Rng::new(sc.run.seed, component::RX_JITTER_BASE + h))
+                        .collect()
+                } else {
+                    Vec::new()
+                },
                 last: vec![0; hosts as usize],
                 irq: vec![Ps::MAX; hosts as usize],
                 irq_jitter: vec![0; hosts as usize],
@@ -1034,14 +1048,14 @@ impl Sim {
                         rx.irq[h] = next;
                         // One softirq handles the whole batch: one draw of its latency.
                         rx.irq_jitter[h] = if self.rx_jitter > 0 {
-                            rx.rng.below(self.rx_jitter)
+                            rx.rng[h].below(self.rx_jitter)
                         } else {
                             0
                         };
                     }
                     t = next + rx.irq_jitter[h];
                 } else if self.rx_jitter > 0 {
-                    t += rx.rng.below(self.rx_jitter);
+                    t += rx.rng[node as usize].below(self.rx_jitter);
                 }
                 let t = t.max(rx.last[node as usize]);
                 rx.last[node as usize] = t;

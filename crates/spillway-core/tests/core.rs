@@ -418,6 +418,46 @@ cdf = "aditya"
     assert_ne!(key(&a.flows), key(&c.flows));
 }
 
+/// One random stream per component (DESIGN § Principles): a host's receive jitter and a
+/// node's clock do not depend on traffic or nodes elsewhere. A flow from host 0 to host 1
+/// of a star finishes at the same picosecond whether or not hosts 2 and 3 exchange a flow
+/// through other ports of the switch, and whether the star has 4 hosts or 9.
+#[test]
+fn random_timing_of_a_flow_does_not_depend_on_traffic_or_hosts_elsewhere() {
+    let text = |hosts: u32, other: &str| {
+        format!(
+            r#"
+[topology]
+kind = "star"
+hosts = {hosts}
+link_rate = "1Gbps"
+clock_ppm = 100
+[host]
+rx_jitter = "10us"
+[workload]
+kind = "trace"
+flows = [{{ src = 0, dst = 1, size = "1MB" }}{other}]
+"#
+        )
+    };
+    let fct = |r: &Run| {
+        let i = r.flows.src.iter().position(|&s| s == 0).unwrap();
+        r.flows.fct_ps[i]
+    };
+    let alone = run(&text(4, ""), &[]);
+    let busy = run(&text(4, r#", { src = 2, dst = 3, size = "1MB" }"#), &[]);
+    let larger = run(&text(9, ""), &[]);
+    assert_eq!(busy.flows.fct_ps.len(), 2);
+    assert_eq!(fct(&alone), fct(&busy), "traffic between other hosts");
+    assert_eq!(fct(&alone), fct(&larger), "more hosts on the switch");
+    // The jitter and the clocks are there to be isolated: without them the FCT differs.
+    let plain = run(
+        &text(4, ""),
+        &["host.rx_jitter=0us", "topology.clock_ppm=0"],
+    );
+    assert_ne!(fct(&alone), fct(&plain));
+}
+
 #[test]
 fn switch_port_is_an_md1_queue_under_poisson_single_packet_flows() {
     // 64 sources send 1000 B single-packet flows to host 0 as a Poisson process. The
