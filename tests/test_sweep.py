@@ -11,6 +11,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import spillway
+from spillway.reproduce import shift_seeds
 from spillway.sweep import build_sweep, run_sweep
 
 SPILLWAY = [sys.executable, "-m", "spillway"]
@@ -154,6 +155,42 @@ def test_reproduce_incast_quick_writes_a_report_showing_collapse(tmp_path):
     slow = g[g.rto_min == "200ms"].set_index("senders").goodput_mbps
     assert slow[slow.index.max()] < 0.5 * slow[4]
     assert "collapses" in report
+
+
+def test_reproduce_seeds_from_renumbers_every_figures_seeds(tmp_path):
+    """`--seeds-from K` runs the same figures on other draws: seeds 1..n become K..K+n-1,
+    and the report says so."""
+    assert shift_seeds({"seeds": 3}, 5)["seeds"] == [5, 6, 7]
+    assert shift_seeds({"seeds": [1, 4]}, 10)["seeds"] == [10, 13]
+    assert shift_seeds({}, 2)["seeds"] == [2]
+    out = tmp_path / "rep"
+    r = subprocess.run(SPILLWAY + ["reproduce", "incast", "--quick", "--figure",
+                                   "detail_fig3_rto", "--seeds-from", "7", "--out", str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "--seeds-from 7" in (out / "report.md").read_text()
+    with spillway.open(out / "data" / "detail_fig3_rto") as res:
+        seeds = set(res.points()["seed"])
+    assert seeds == {7}
+    r = subprocess.run(SPILLWAY + ["reproduce", "incast", "--quick", "--seeds-from", "-1",
+                                   "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode != 0 and "--seeds-from -1" in r.stderr
+
+
+def test_catalog_skips_points_a_concurrent_sweep_is_still_writing(tmp_path, root):
+    """Two sweeps may share a directory; the catalog one builds must not read the other's
+    half-written point (`points/.tmp-*`), which used to fail the whole build."""
+    spec = {"base_text": (root / "examples/incast.toml").read_text(), "seeds": 1,
+            "set": {"workload.rounds": 1, "workload.senders": 2}}
+    out = tmp_path / "out"
+    run_sweep(build_sweep(spec), out, workers=1, quiet=True)
+    writing = out / "points" / f".tmp-0123456789abcdef-{os.getpid()}-00000000"
+    writing.mkdir()
+    (writing / "flows.parquet").write_bytes(b"not yet a parquet file")
+    run_sweep(build_sweep(spec), out, workers=1, quiet=True)  # rebuilds the catalog
+    assert writing.exists()  # a live writer's directory is left alone
+    with spillway.open(out) as r:
+        assert len(r.flows()) == 2
 
 
 def test_label_axes_name_structured_values_and_reach_no_scenario(tmp_path, root):

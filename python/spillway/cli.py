@@ -4,7 +4,7 @@
     spillway validate SCENARIO.toml [--set ...]
     spillway sweep SWEEP.toml --out DIR [--workers N] [--backend local|dask] [--scheduler ADDR]
     spillway query DIR "SQL"
-    spillway reproduce NAME [--quick] --out DIR
+    spillway reproduce NAME [--quick] [--figure ID ...] [--seeds-from K] --out DIR
     spillway bench [--json] [--repeat N] [NAME ...]
     spillway bench arbiter [--json] [--quick]
     spillway reference [--out FILE]
@@ -101,7 +101,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from spillway.reproduce import reproduce
 
     report = reproduce(args.name, args.out, quick=args.quick, workers=args.workers,
-                       only=args.figure or None)
+                       only=args.figure or None, seeds_from=args.seeds_from)
     print(f"report: {report}")
     return 0
 
@@ -170,6 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--workers", type=int, default=None)
     rp.add_argument("--figure", action="append", metavar="ID",
                     help="only this figure (repeatable); ids are in the report's data/ names")
+    rp.add_argument("--seeds-from", type=int, default=1, metavar="K",
+                    help="number each figure's seeds from K instead of 1 (same count): "
+                         "do the verdicts hold on other draws?")
     rp.set_defaults(func=cmd_reproduce)
 
     b = sub.add_parser("bench", help="standard speed benchmarks")

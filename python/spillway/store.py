@@ -57,15 +57,22 @@ def _point_rows(out: Path) -> tuple[list[dict[str, Any]], list[str]]:
     return rows, axes
 
 
+# A finished point's directory (a hex hash), in glob syntax both pathlib and DuckDB read.
+POINT_DIR_GLOB = "[0-9a-f]*"
+
+
 def _create_views(con: duckdb.DuckDBPyConnection, out: Path, axes: list[str],
                   temp: bool = False) -> None:
     cols = ", ".join(["p.hash"] + [f'p."{a}"' for a in axes])
     kind = "TEMP VIEW" if temp else "VIEW"
+    # Point directories are named by their hex hash; `.tmp-*` ones are points still being
+    # written by a concurrent sweep into the same directory, and must not be read.
     for v in VIEWS:
-        files = list((out / "points").glob(f"*/{v}.parquet"))
+        files = list((out / "points").glob(f"{POINT_DIR_GLOB}/{v}.parquet"))
         if not files:
             continue
-        glob = str((out / "points").resolve() / "*" / f"{v}.parquet").replace("'", "''")
+        glob = str((out / "points").resolve() / POINT_DIR_GLOB / f"{v}.parquet")
+        glob = glob.replace("'", "''")
         con.execute(
             f"CREATE OR REPLACE {kind} {v} AS SELECT {cols}, f.* EXCLUDE (filename) "
             f"FROM read_parquet('{glob}', filename = true, union_by_name = true) f "

@@ -65,10 +65,24 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.4g}") -> str:
     return "\n".join([head, sep, *rows])
 
 
+def shift_seeds(sweep: dict[str, Any], seeds_from: int) -> dict[str, Any]:
+    """The sweep with its seeds renumbered from ``seeds_from`` (seeds 1..n become
+    seeds_from..seeds_from+n-1; a list is shifted by seeds_from - 1): the same figure on
+    other random draws."""
+    if seeds_from < 0:
+        raise SystemExit(f"spillway reproduce: --seeds-from {seeds_from}: expected a seed "
+                         "of 0 or more")
+    seeds = sweep.get("seeds", [1])
+    if isinstance(seeds, int):
+        seeds = list(range(1, seeds + 1))
+    return sweep | {"seeds": [s + seeds_from - 1 for s in seeds]}
+
+
 def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | None = None,
-              only: list[str] | None = None) -> Path:
+              only: list[str] | None = None, seeds_from: int = 1) -> Path:
     """Runs reproduction ``name`` into ``out``; returns the path of report.md. ``only``
-    restricts it to the figures with these ids."""
+    restricts it to the figures with these ids; ``seeds_from`` renumbers every figure's
+    seeds from that seed (1: the reproduction's own)."""
     if name not in REPRODUCTIONS:
         raise SystemExit(f"spillway reproduce: unknown reproduction {name!r}; "
                          f"known: {', '.join(REPRODUCTIONS)}")
@@ -78,9 +92,13 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
     t0 = time.perf_counter()
     parts = [f"# Reproduction: {mod.TITLE}\n"]
     if quick:
-        parts.append("> **Quick run** (`--quick`): fewer points, fewer rounds and one seed, so "
-                     "that it finishes in minutes. Curves are coarse; run without `--quick` "
+        parts.append("> **Quick run** (`--quick`): fewer points, fewer rounds and fewer seeds, "
+                     "so that it finishes in minutes. Curves are coarse; run without `--quick` "
                      "for the faithful reproduction.\n")
+    if seeds_from != 1:
+        parts.append(f"> **Other draws** (`--seeds-from {seeds_from}`): every figure's seeds "
+                     f"are numbered from {seeds_from} instead of 1; the notes' figures were "
+                     "measured on the reproduction's own seeds.\n")
     parts.append(inspect.cleandoc(mod.__doc__ or "") + "\n")
     summary_rows = []
     figs = mod.figures(quick)
@@ -90,6 +108,9 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
             raise SystemExit(f"spillway reproduce: unknown figure(s) {sorted(unknown)}; "
                              f"{name} has: {', '.join(f.id for f in figs)}")
         figs = [f for f in figs if f.id in only]
+    if seeds_from != 1:
+        for f in figs:
+            f.sweep = shift_seeds(f.sweep, seeds_from)
     for fig in figs:
         print(f"[{fig.id}] {fig.title}", file=sys.stderr, flush=True)
         data = out / "data" / (fig.data or fig.id)
@@ -122,8 +143,9 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
                 + "\n")
         summary_rows.append({"figure": fig.title, "claims holding":
                              f"{sum(v.holds for v in verdicts)}/{len(verdicts)}"})
-    parts.insert(2 if quick else 1, "## Summary\n\n" + markdown_table(pd.DataFrame(summary_rows))
-                 + f"\n\nWall time: {time.perf_counter() - t0:.0f} s.\n")
+    summary = ("## Summary\n\n" + markdown_table(pd.DataFrame(summary_rows))
+               + f"\n\nWall time: {time.perf_counter() - t0:.0f} s.\n")
+    parts.insert(1 + quick + (seeds_from != 1), summary)
     report = out / "report.md"
     report.write_text("\n".join(parts))
     return report
