@@ -501,8 +501,15 @@ impl<C: CongestionControl> TcpSender<C> {
             self.consecutive_timeouts = 0;
             // New data acknowledged answers what a probe asks (the path delivers): a probe
             // lost on the way would otherwise keep the flow silent for `probe_after` more
-            // timeouts.
-            self.probing = false;
+            // timeouts. That probe's flag goes too, or a lost one would stop every later
+            // FastLane probe; notified segments waiting on it get a probe of their own.
+            if self.probing {
+                self.probing = false;
+                if self.probe_out {
+                    self.probe_out = false;
+                    self.probe_due = self.fl.awaits_probe();
+                }
+            }
             self.una = new_seg * self.mss;
             self.una = self.una.min(self.size);
             self.una_k = new_seg;
@@ -756,8 +763,10 @@ impl<C: CongestionControl> TcpSender<C> {
             self.w.ssthresh = s;
         }
         self.backoff += 1;
-        // Everything is resent below: notifications from before now are stale (§3.4.1).
+        // Everything is resent below: notifications from before now are stale (§3.4.1),
+        // and so is a probe unanswered for a whole timeout (lost, with its notification).
         self.fl.clear();
+        self.probe_out = false;
         // Everything outstanding and not SACKed is presumed lost; SACKed data is not resent.
         for k in self.una_seg()..self.nxt_seg() {
             let st = self.sb[(k - self.una_seg()) as usize];
@@ -831,8 +840,11 @@ impl<C: CongestionControl> TcpSender<C> {
         {
             return;
         }
-        let flight = self.reduction_base();
+        // RFC 3168 §6.1.2 halves cwnd. FlightSize (`nxt - una`) counts SACKed bytes and
+        // can exceed cwnd (reordering with no duplicate-ACK threshold); half of it would
+        // put ssthresh above the window and the sender into slow start.
         let cwnd = self.w.cwnd;
+        let flight = self.reduction_base().min(cwnd);
         self.cc.on_ecn(&mut self.w, flight);
         // RFC 3168 §6.1.2: an ECN echo never raises the window (a floor of two segments
         // would, from one).
@@ -1432,13 +1444,16 @@ impl TcpReceiver {
         self.ce_pending = false;
         self.pending = 0;
         self.ack_deadline = None;
+        // Consumed here: an ACK made for no new arrival (a PACK, a resent ACK) has no
+        // triggering segment.
+        let last_seg = self.last_seg.take();
         if self.ooo.is_empty() {
             return ack;
         }
         // RFC 2018: the block holding the segment that triggered this ACK comes first.
         let (mss, size) = (self.mss, self.size);
         let base = self.rcv_nxt / mss;
-        let trigger = self.last_seg.filter(|&k| k >= base);
+        let trigger = last_seg.filter(|&k| k >= base);
         // The blocks are found by scanning the hole map, once or twice per ACK while
         // data is out of order: as one slice (rotated in place only when it has wrapped),
         // not through the deque's wrap-around indexing.
@@ -1499,8 +1514,20 @@ impl TcpReceiver {
         }
         ack.nsack = n as u8;
         if let Some(k) = trigger {
-            self.reported.rotate_right(1);
-            self.reported[0] = Some(k);
+            // Distinct blocks, most recent first (Linux keeps its list so): entries now
+            // inside the trigger's block (blocks[0]) give way to it, or arrivals extending
+            // one block would fill the list with it and push older blocks out.
+            let (lo, hi) = (base + blocks[0].0 as u64, base + blocks[0].1 as u64);
+            let mut kept = [None; MAX_SACK];
+            kept[0] = Some(k);
+            let older = self.reported.iter().flatten();
+            for (slot, &r) in kept[1..]
+                .iter_mut()
+                .zip(older.filter(|&&r| r < lo || r >= hi))
+            {
+                *slot = Some(r);
+            }
+            self.reported = kept;
         }
         ack
     }
@@ -2375,6 +2402,35 @@ mod tests {
         );
     }
 
+    /// The recent blocks are distinct ones (RFC 2018 §4: "not subsets of a SACK block
+    /// already included"): arrivals that extend one block count as one report of it, so
+    /// they do not push the older blocks out. Before, the list kept the last three
+    /// triggering segments, here 41, 42 and 43 of one block, and 30's block was dropped
+    /// for 10's. A PACK made with no arrival does not count as a report either.
+    #[test]
+    fn sack_blocks_repeat_distinct_recent_blocks() {
+        let c = cfg();
+        let mut r = TcpReceiver::new(&c, 100_000);
+        let mut last = AckInfo::default();
+        for seq in [10_000, 20_000, 30_000, 40_000, 41_000, 42_000, 43_000] {
+            r.on_data(0, seq, 1000, 0, false, false);
+            last = r.make_ack();
+        }
+        assert_eq!(
+            &last.sack[..last.nsack as usize],
+            &[(40_000, 44_000), (30_000, 31_000), (20_000, 21_000)]
+        );
+        r.on_cut(50_000, 1000);
+        assert_eq!(r.make_ack().pack_block(), Some((50_000, 51_000)));
+        r.make_ack(); // an ACK sent again, with no new arrival
+        r.on_data(0, 60_000, 1000, 0, false, false);
+        let a = r.make_ack();
+        assert_eq!(
+            &a.sack[..a.nsack as usize],
+            &[(60_000, 61_000), (40_000, 44_000), (30_000, 31_000)]
+        );
+    }
+
     #[test]
     fn delayed_ack_acks_every_second_segment() {
         let c = TcpConfig {
@@ -2478,6 +2534,38 @@ mod tests {
             assert_eq!(after.0, before.0 + 1000, "{name}: cwnd");
             assert_eq!(after.1, before.1, "{name}: ssthresh");
         }
+    }
+
+    /// RFC 3168 §6.1.2 halves the window. With no duplicate-ACK threshold, a late
+    /// segment 0 leaves 25 segments SACKed above it, and FlightSize (nxt − una) is over
+    /// twice cwnd: half of it set ssthresh above the window, and the sender slow-started
+    /// after the "reduction" (cwnd 10 segments, ssthresh 10 -> 17).
+    #[test]
+    fn an_ecn_echo_halves_the_window_when_sacked_data_outweighs_it() {
+        let c = TcpConfig {
+            init_cwnd: 10,
+            dupthresh: None,
+            ..cfg()
+        };
+        let (mut s, _r, mut out) = started_with(&c, 1_000_000, NewReno::default());
+        s.w.ssthresh = s.w.cwnd;
+        for right in 2..=25u64 {
+            let mut a = AckInfo::default();
+            a.sack[0] = (1000, right * 1000);
+            a.nsack = 1;
+            s.on_ack(10, &a, usize::MAX, &mut out);
+        }
+        let cwnd = s.w.cwnd;
+        assert!(s.nxt - s.una > 2 * cwnd);
+        let mut a = AckInfo {
+            ece: true,
+            ..Default::default()
+        };
+        a.sack[0] = (1000, 26_000);
+        a.nsack = 1;
+        s.on_ack(20, &a, usize::MAX, &mut out);
+        assert_eq!(s.ecn_reductions, 1);
+        assert_eq!((s.w.cwnd, s.w.ssthresh), (cwnd / 2, cwnd / 2));
     }
 
     /// Ten segments out, slow start over; segment 0's ACK echoes CE, then segment 1 of
@@ -2597,6 +2685,76 @@ mod tests {
             out.iter().any(|o| !o.probe && o.len > 0),
             "data goes out by the next timeout: {out:?}"
         );
+    }
+
+    /// A probe that is never answered (lost, and its notification dropped too) must not
+    /// stop later FastLane probes (`NotifyMode::Probe`): its flag goes when new data ends
+    /// pFabric's probe mode, and at the next timeout otherwise. Before, a later
+    /// notification sent no probe, so its segment waited for a timeout, every time.
+    #[test]
+    fn a_lost_probe_does_not_silence_later_notifications() {
+        use crate::transport::pfabric::PFabricCc;
+        let probed = |out: &[SegOut]| out.iter().any(|o| o.probe);
+        // pFabric: probe mode after three timeouts; its probe is lost, the delayed head's
+        // ACK ends probe mode, then segment 5 is dropped and notified.
+        let c = TcpConfig {
+            init_cwnd: 10,
+            dupthresh: None,
+            fixed_rto: true,
+            probe_after: Some(3),
+            notify: NotifyMode::Probe,
+            ..cfg()
+        };
+        let mut s = TcpSender::new(&c, 100_000, PFabricCc::new(20_000));
+        let mut out = Vec::new();
+        s.start(0, usize::MAX, &mut out);
+        let mut t = 0;
+        for _ in 0..3 {
+            out.clear();
+            t = s.timer().unwrap();
+            s.on_timer(t, usize::MAX, &mut out);
+        }
+        assert!(probed(&out));
+        out.clear();
+        let ack = AckInfo {
+            cum: 1000,
+            ..Default::default()
+        };
+        s.on_ack(t + 10, &ack, usize::MAX, &mut out);
+        out.clear();
+        let e = s.epoch();
+        s.on_notify(t + 20, 5000, e, usize::MAX, &mut out);
+        assert!(probed(&out), "a probe for the notified segment: {out:?}");
+
+        // FastLane probe mode alone: a notification's probe is lost with its own
+        // notification; after the timeout, the next notification is probed for again.
+        let c = TcpConfig {
+            init_cwnd: 10,
+            dupthresh: None,
+            notify: NotifyMode::Probe,
+            ..cfg()
+        };
+        let (mut s, mut r, mut out) = started_with(&c, 100_000, NewReno::default());
+        r.on_data(1, 0, 1000, 0, false, false);
+        s.on_ack(2, &r.make_ack(), usize::MAX, &mut out);
+        out.clear();
+        let e = s.epoch();
+        s.on_notify(3, 3000, e, usize::MAX, &mut out);
+        assert!(probed(&out), "the first notification's probe");
+        out.clear();
+        let d = s.timer().unwrap();
+        s.on_timer(d, usize::MAX, &mut out);
+        let resent: Vec<u64> = out.iter().filter(|o| !o.probe).map(|o| o.seq).collect();
+        for seq in resent {
+            r.on_data(d + 1, seq, 1000, d, true, false);
+        }
+        out.clear();
+        s.on_ack(d + 2, &r.make_ack(), usize::MAX, &mut out);
+        let k = s.nxt - 1000;
+        out.clear();
+        let e = s.epoch();
+        s.on_notify(d + 3, k, e, usize::MAX, &mut out);
+        assert!(probed(&out), "a probe after the timeout: {out:?}");
     }
 
     /// RFC 8257 §3.5: DCTCP's echo cut is α-sized, so a loss in the same window still
