@@ -2644,11 +2644,13 @@ mod tests {
         assert_eq!((a, b), (5000, 5000));
     }
 
-    /// pFabric probe mode ends when new data is acknowledged: a probe lost on the way,
-    /// with the original head only delayed, kept the flow silent for `probe_after` more
-    /// timeouts (Turbo §4's stuck packet).
-    #[test]
-    fn an_ack_of_new_data_ends_pfabric_probe_mode() {
+    /// A pFabric sender (with FastLane's probes) whose first window went unanswered for
+    /// three timeouts: in probe mode. Returns it, what the last timeout sent, and when.
+    fn pfabric_in_probe_mode() -> (
+        TcpSender<crate::transport::pfabric::PFabricCc>,
+        Vec<SegOut>,
+        Ps,
+    ) {
         use crate::transport::pfabric::PFabricCc;
         let c = TcpConfig {
             init_cwnd: 10,
@@ -2667,6 +2669,15 @@ mod tests {
             t = s.timer().unwrap();
             s.on_timer(t, usize::MAX, &mut out);
         }
+        (s, out, t)
+    }
+
+    /// pFabric probe mode ends when new data is acknowledged: a probe lost on the way,
+    /// with the original head only delayed, kept the flow silent for `probe_after` more
+    /// timeouts (Turbo §4's stuck packet).
+    #[test]
+    fn an_ack_of_new_data_ends_pfabric_probe_mode() {
+        let (mut s, mut out, t) = pfabric_in_probe_mode();
         assert!(
             out.iter().any(|o| o.probe),
             "probe mode after three timeouts"
@@ -2693,27 +2704,10 @@ mod tests {
     /// notification sent no probe, so its segment waited for a timeout, every time.
     #[test]
     fn a_lost_probe_does_not_silence_later_notifications() {
-        use crate::transport::pfabric::PFabricCc;
         let probed = |out: &[SegOut]| out.iter().any(|o| o.probe);
         // pFabric: probe mode after three timeouts; its probe is lost, the delayed head's
         // ACK ends probe mode, then segment 5 is dropped and notified.
-        let c = TcpConfig {
-            init_cwnd: 10,
-            dupthresh: None,
-            fixed_rto: true,
-            probe_after: Some(3),
-            notify: NotifyMode::Probe,
-            ..cfg()
-        };
-        let mut s = TcpSender::new(&c, 100_000, PFabricCc::new(20_000));
-        let mut out = Vec::new();
-        s.start(0, usize::MAX, &mut out);
-        let mut t = 0;
-        for _ in 0..3 {
-            out.clear();
-            t = s.timer().unwrap();
-            s.on_timer(t, usize::MAX, &mut out);
-        }
+        let (mut s, mut out, t) = pfabric_in_probe_mode();
         assert!(probed(&out));
         out.clear();
         let ack = AckInfo {
