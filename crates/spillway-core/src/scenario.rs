@@ -237,11 +237,12 @@ pub const KEYS: &[KeyDef] = &[
          of it and under 64 KB). `false`: every ACK outside recovery grows it (RFC 5681), so a sender held back by \
          `rwnd` or its NIC keeps growing a window it does not use."),
     key!("transport.ssthresh_from", Ty::Choice(&["flight", "cwnd"]), "flight", &[],
-        "What a loss, a timeout or an ECN echo halves to set ssthresh (`cubic` keeps 0.7 of it, and \
-         never of more than the window). `flight`: the data outstanding, \
-         snd.nxt - snd.una (RFC 5681's FlightSize, RFC 6675). `cwnd`: the congestion window (Linux's \
-         tcp_reno_ssthresh). They differ when data SACKed out of order is outstanding, or when the sender \
-         is not window-limited."),
+        "What a loss, a timeout or an ECN echo halves to set ssthresh (`cubic` keeps 0.7 of it). \
+         `flight`: the data outstanding, snd.nxt - snd.una (RFC 5681's FlightSize, RFC 6675), but never \
+         more than cwnd (RFC 5681 §3.2 leaves out data sent beyond the window on duplicate ACKs, and \
+         SACKed data could otherwise make a cut raise the window). `cwnd`: the congestion window (Linux's \
+         tcp_reno_ssthresh). They differ when the sender is not window-limited (held back by the receive \
+         window or the application)."),
     key!("transport.rto_min", Ty::Time, "1ms", &[], "Lower bound of the retransmission timeout (RFC 6298)."),
     key!("transport.rto_init", Ty::Time, "", &[], "Timeout before the first RTT sample; defaults to `rto_min`."),
     key!("transport.rto_max", Ty::Time, "60s", &[], "Upper bound of the backed-off timeout."),

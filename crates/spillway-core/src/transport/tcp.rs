@@ -312,14 +312,18 @@ impl<C: CongestionControl> TcpSender<C> {
         &self.fl
     }
 
-    /// What a window reduction halves: RFC 5681's FlightSize, or Linux's cwnd. They
-    /// differ by the SACKed bytes outstanding, which a multipath flow has many of.
+    /// What a window reduction (loss, timeout, ECN echo) halves: Linux's cwnd, or RFC
+    /// 5681's FlightSize, which is less when the sender was not window-limited. Never
+    /// more than cwnd: RFC 5681 §3.2 leaves out of FlightSize what was sent beyond the
+    /// window while duplicate ACKs came in (RFC 3042's limited transmit; our pipe sender
+    /// does the same as SACKs arrive), and with no duplicate-ACK threshold `nxt - una`
+    /// can hold many windows of SACKed data, half of which would raise the window.
     #[inline]
     fn reduction_base(&self) -> u64 {
         if self.ssthresh_from_cwnd {
             self.w.cwnd
         } else {
-            self.nxt - self.una
+            (self.nxt - self.una).min(self.w.cwnd)
         }
     }
 
@@ -840,11 +844,9 @@ impl<C: CongestionControl> TcpSender<C> {
         {
             return;
         }
-        // RFC 3168 §6.1.2 halves cwnd. FlightSize (`nxt - una`) counts SACKed bytes and
-        // can exceed cwnd (reordering with no duplicate-ACK threshold); half of it would
-        // put ssthresh above the window and the sender into slow start.
+        // RFC 3168 §6.1.2 halves cwnd (or less: `reduction_base`).
         let cwnd = self.w.cwnd;
-        let flight = self.reduction_base().min(cwnd);
+        let flight = self.reduction_base();
         self.cc.on_ecn(&mut self.w, flight);
         // RFC 3168 §6.1.2: an ECN echo never raises the window (a floor of two segments
         // would, from one).
@@ -2542,21 +2544,7 @@ mod tests {
     /// after the "reduction" (cwnd 10 segments, ssthresh 10 -> 17).
     #[test]
     fn an_ecn_echo_halves_the_window_when_sacked_data_outweighs_it() {
-        let c = TcpConfig {
-            init_cwnd: 10,
-            dupthresh: None,
-            ..cfg()
-        };
-        let (mut s, _r, mut out) = started_with(&c, 1_000_000, NewReno::default());
-        s.w.ssthresh = s.w.cwnd;
-        for right in 2..=25u64 {
-            let mut a = AckInfo::default();
-            a.sack[0] = (1000, right * 1000);
-            a.nsack = 1;
-            s.on_ack(10, &a, usize::MAX, &mut out);
-        }
-        let cwnd = s.w.cwnd;
-        assert!(s.nxt - s.una > 2 * cwnd);
+        let (mut s, mut out, cwnd) = sacked_far_above_a_hole();
         let mut a = AckInfo {
             ece: true,
             ..Default::default()
@@ -2566,6 +2554,70 @@ mod tests {
         s.on_ack(20, &a, usize::MAX, &mut out);
         assert_eq!(s.ecn_reductions, 1);
         assert_eq!((s.w.cwnd, s.w.ssthresh), (cwnd / 2, cwnd / 2));
+    }
+
+    /// A sender with no duplicate-ACK threshold whose segment 0 is late: 25 segments
+    /// SACKed above it, FlightSize (nxt − una) over twice cwnd.
+    fn sacked_far_above_a_hole() -> (TcpSender<NewReno>, Vec<SegOut>, u64) {
+        let c = TcpConfig {
+            init_cwnd: 10,
+            dupthresh: None,
+            ..cfg()
+        };
+        let (mut s, _r, mut out) = started_with(&c, 1_000_000, NewReno::default());
+        s.w.ssthresh = s.w.cwnd;
+        for right in 2..=26u64 {
+            let mut a = AckInfo::default();
+            a.sack[0] = (1000, right * 1000);
+            a.nsack = 1;
+            s.on_ack(10, &a, usize::MAX, &mut out);
+        }
+        let cwnd = s.w.cwnd;
+        assert!(s.nxt - s.una > 2 * cwnd);
+        (s, out, cwnd)
+    }
+
+    /// A PACK or a timeout for the hole halves the window, not FlightSize: half of
+    /// FlightSize was above cwnd, and a loss raised the window (cwnd 10,000 -> 17,500
+    /// bytes for the PACK).
+    #[test]
+    fn a_loss_never_halves_more_than_the_window() {
+        let (mut s, mut out, cwnd) = sacked_far_above_a_hole();
+        let mut a = AckInfo {
+            pack: (1000, 0),
+            ..Default::default()
+        };
+        a.sack[0] = (1000, 26_000);
+        a.nsack = 1;
+        s.on_ack(20, &a, usize::MAX, &mut out);
+        assert!(s.in_recovery);
+        assert_eq!((s.w.cwnd, s.w.ssthresh), (cwnd / 2, cwnd / 2));
+
+        let (mut s, mut out, cwnd) = sacked_far_above_a_hole();
+        let due = s.deadline.expect("data outstanding");
+        s.on_timer(due, usize::MAX, &mut out);
+        assert_eq!(s.timeouts, 1);
+        assert_eq!((s.w.cwnd, s.w.ssthresh), (1000, cwnd / 2));
+    }
+
+    /// RFC 5681 §3.2 step 2: what was sent beyond the window while the duplicate ACKs
+    /// came in (limited transmit; here the pipe sender's new segments as SACKs shrink
+    /// the pipe) is not part of the FlightSize that the third one halves.
+    #[test]
+    fn data_sent_on_duplicate_acks_is_not_halved() {
+        let (mut s, mut r, mut out) = started(10, 100_000);
+        out.clear();
+        for seq in [1000u64, 2000, 3000] {
+            r.on_data(10, seq, 1000, 0, false, false);
+            s.on_ack(20, &r.make_ack(), usize::MAX, &mut out);
+        }
+        assert!(s.in_recovery);
+        assert!(
+            out.iter().any(|o| o.seq >= 10_000),
+            "new data went out on the SACKs"
+        );
+        assert!(s.nxt - s.una > 10_000);
+        assert_eq!(s.w.ssthresh, 5000);
     }
 
     /// Ten segments out, slow start over; segment 0's ACK echoes CE, then segment 1 of
