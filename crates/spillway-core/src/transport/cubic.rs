@@ -115,10 +115,9 @@ impl Cubic {
         self.loss_cwnd = cwnd;
         self.cwnd_cnt = 0;
         // β of the window (RFC 8312 §4.5, Linux), or of FlightSize when less
-        // (`ssthresh_from = "flight"`, a sender that was not window-limited); never of
-        // more: FlightSize counts SACKed data too, and after a long recovery it can
-        // exceed the window by more than 1/β, which a cut would then raise.
-        (base.min(w.cwnd) * BETA / BETA_SCALE).max(2 * w.mss)
+        // (`ssthresh_from = "flight"`, a sender that was not window-limited): the sender
+        // passes no more than the window (`reduction_base`).
+        (base * BETA / BETA_SCALE).max(2 * w.mss)
     }
 }
 

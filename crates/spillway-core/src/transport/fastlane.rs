@@ -119,12 +119,12 @@ impl Recovery {
         }
     }
 
-    /// The probe came back: congestion has passed, resends may start.
     /// Probe mode with notified segments held until a probe is answered.
     pub fn awaits_probe(&self) -> bool {
         self.mode == NotifyMode::Probe && !self.gate_open && !self.is_empty()
     }
 
+    /// The probe came back: congestion has passed, resends may start.
     pub fn on_probe_ack(&mut self) {
         self.gate_open = true;
     }
