@@ -753,47 +753,50 @@ def _ooo(quick: bool) -> Figure:
               "recovery as often as a packet of S2, the two windows, and so the two flows' "
               "rates over path B, would match, which is footnote 11's half share. A "
               "diagnostic run of both senders (`examples/ooo_probe.rs` in spillway-core, "
-              "8 seeds, 2 s, the first 100 ms left out) counted them. At P = 0.2 they "
-              "match (recoveries per 1000 "
-              "path-B packets 0.27 for S1, 0.26 for S2; windows 108 and 110 KB on "
-              "average): S1 got 576 Mbps, 97% of the line. At P = 0.5 S1's path-B packets "
-              "are cut about 1.5 times as often (0.67 against 0.43 cuts, 0.31 against 0.20 "
-              "recoveries per 1000), its window averages 99 KB against 126, and it gets "
-              "758 Mbps, 80%. Its path-B packets are a random half of a smooth ACK-clocked "
-              "stream, so they arrive in clumps, and at a full tail-drop queue the clumps "
-              "are what overflow it; S2's arrivals are evenly spaced. That is tail drop's "
-              "bias against bursty arrivals, and it turns on timing well inside an RTT, "
-              "which footnote 11 leaves out. `CP-inf(tso)` shows how much it matters: "
-              "with Linux's TSO deferral (`transport.tso_defer`, the testbed kernel's "
-              "default with a segmentation-offloading NIC) a sender in the Open state "
-              "holds new data back until a third of its window can go at once. S2, never "
-              "out of order, then sends in bursts of a third of its window, while S1, "
-              "nearly always holding SACKed data, never defers, and the bias turns round: "
-              "at P = 0.5 the recovery rates per path-B packet are equal (0.15 and 0.16; "
-              "S1 880 Mbps, 93% of the line), at P = 0.2 S2's is twice S1's (S1 757 "
-              "Mbps, 128%). So footnote 11's line lies between the two host models: "
+              "8 seeds, 2 s, the first 100 ms left out; 2026-11-24) counted them. At P = 0.2 "
+              "they nearly match (per 1000 path-B packets 0.47 cuts and 0.28 recoveries "
+              "for S1, 0.39 and 0.25 for S2; windows 106 and 112 KB on average): S1 got "
+              "566 Mbps, 95% of the line. At P = 0.5 S1's path-B packets are cut 1.4 times "
+              "as often (0.64 against 0.45 cuts, 0.30 against 0.20 recoveries per 1000), "
+              "its window averages 106 KB against 125, and it gets 762 Mbps, 80%. Its "
+              "path-B packets are a random half of a stream that leaves S1 near the line "
+              "rate, so they arrive in clumps, and at a full tail-drop queue the clumps "
+              "are what overflow it; S2's arrivals come one per ACK of its own. That is "
+              "tail drop's bias against bursty arrivals, and it turns on timing well "
+              "inside an RTT, which footnote 11 leaves out. `CP-inf(tso)` shows how much "
+              "it matters: with Linux's TSO deferral (`transport.tso_defer`, the testbed "
+              "kernel's default with a segmentation-offloading NIC) a sender in the Open "
+              "state holds new data back until a third of its window can go at once. S2, "
+              "never out of order, then sends in bursts of a third of its window, while "
+              "S1, nearly always holding SACKed data, never defers, and the bias turns "
+              "round: at P = 0.5 the recovery rates per path-B packet come closer (0.19 "
+              "and 0.15; S1 860 Mbps, 91% of the line), at P = 0.2 S2's is 1.4 times S1's "
+              "(0.26 and 0.19; S1 709 "
+              "Mbps, 120%). So footnote 11's line lies between the two host models: "
               "with a segment sent per ACK, CP with no threshold is within 15% of it at "
               "every P but 0.5 (80%); with TSO deferral, at every P but 0.1–0.3 "
-              "(118–131%; figures of this figure's table, 2026-11-24, after the per-host "
-              "random streams; the probe counts in these notes were measured before it, "
-              "with other draws of the same seeds). The paper does not say how its hosts' "
-              "NICs offload (Dell OptiPlex 360 desktops, Linux 2.6.38). Receive interrupt "
+              "(118–131%; this figure's table, 2026-11-24). Over 32 seeds, four sets of "
+              "8 (`--seeds-from` 1, 101, 201, 301), the per-packet host gets 80–81% at "
+              "P = 0.5 in every set, and CUBIC (`CP-inf(cubic)`) 83–87%. The paper does "
+              "not say how its hosts' NICs offload (Dell OptiPlex 360 desktops, Linux "
+              "2.6.38). Receive interrupt "
               "moderation alone (`host.rx_coalesce`), which sends each host's ACKs in "
-              "batches, leaves the bias where it was (S1 763 Mbps at P = 0.5 with 50 us, 8 "
-              "seeds). Receive "
+              "batches, leaves most of the bias (S1 at 84% of the line at P = 0.5 with "
+              "50 us, 8 seeds). Receive "
               "offload on top of it (`host.gro`, Linux's default since 2.6.29) does not: "
               "S2's in-order stream is acknowledged once per interrupt, so it sends in "
               "pairs and, its window growing per ACK as Linux 2.6 grows it, grows more "
               "slowly, while S1's out-of-order stream merges little. At P = 0.5 with 50 us "
               "(`CP-inf(gro)`; `examples/ooo_probe.rs`, 8 seeds) the path-B cut rates "
-              "become about equal (0.34 and 0.31 per 1000 packets, recoveries 0.12 and "
-              "0.12), S1's window averages 165 KB against S2's 110, and S1 gets 891 Mbps, "
-              "94%. "
+              "become about equal (0.37 and 0.39 per 1000 packets, recoveries 0.13 and "
+              "0.13), S1's window averages 150 KB against S2's 109, and S1 gets 897 Mbps, "
+              "95%. "
               "How much depends on the interval (8 seeds, share of the theory at P = "
-              "0.1 ... 0.9): 20 us 102 96 92 87 85 91 95 97 98% (85% is 84.7); 50 us 102 "
-              "103 99 102 94 97 99 99 98%; 125 us 111 115 117 112 96 97 98 98 99%; 50 us "
-              "with TSO deferral too 121 122 125 112 97 97 99 98 100%. So the line lies inside the "
-              "span of these host models at every P, and one of them (GRO with 50 us) is "
+              "0.1 ... 0.9, 2026-11-24): 20 us 100 93 94 90 81 91 96 97 98%; 50 us 105 "
+              "104 103 102 95 98 98 99 99%; 125 us 107 116 121 114 98 97 98 98 99%; 50 us "
+              "with TSO deferral too 127 123 121 109 95 98 99 98 100%. So the line lies "
+              "inside the span of these host models at every P, and one of them (GRO "
+              "with 50 us) is "
               "within 15% of it at every P; that setting was found by this sweep, not "
               "taken from the paper, which is why the per-packet host stays the verdict's "
               "model. The sweep runs P from 0 to 0.9: footnote "
@@ -824,10 +827,11 @@ def _ooo(quick: bool) -> Figure:
               "±100 ppm (`topology.clock_ppm`) leave this figure within its seed-to-seed "
               "spread: CP-inf at P = 0.5 got 82% of the line with exact clocks, 80% with "
               "one clock per node, 85% in a trial with one clock per port. More receive-side "
-              "timing noise does not close the gap either: at P = 0.5 (6 seeds, 2 s, "
-              "`examples/cp/ooo.toml`) S1 got 372 Mbps with `host.rx_jitter = 0`, 746 with "
-              "10 us (the setting here), 776 with 30 us and 775 with 100 us: 79-82% of the "
-              "line.",
+              "timing noise does not close the gap either: at P = 0.5 (8 seeds, 2 s, "
+              "`examples/cp/ooo.toml`, 2026-11-24) S1 got 355 Mbps with "
+              "`host.rx_jitter = 0` (its path-B packets cut 40 times as often as S2's: "
+              "phases lock), 762 with 10 us (the setting here), 775 with 30 us and 744 "
+              "with 100 us: 78-82% of the line.",
         paper=["§6.3: TCP or CP with three duplicate ACKs falls from 825 Mbps to about 600 "
                "Mbps as more packets take path A; with no threshold TCP responds slowly and "
                "times out (200 ms worse than 10 ms), approaching the theory as P grows; "
@@ -842,7 +846,10 @@ QUERY_BYTES = 11 * 2048  # one query: 2 KB responses from the 11 other servers
 
 
 def _realistic(quick: bool) -> list[Figure]:
-    duration = 20 if quick else 120
+    # The paper's 10 minutes (50,000 queries); the overloaded 10x runs, whose backlog and
+    # so their cost per simulated second grow through the run, get 2 minutes.
+    duration = 20 if quick else 600
+    duration_10x = 20 if quick else 120
     rto_min_ps = 10e9  # transport.rto_min below
     hosts, link = 12, 1e9
     q_load = ARRIVALS_PER_S * 8 * QUERY_BYTES / (hosts * link)
@@ -951,10 +958,11 @@ def _realistic(quick: bool) -> list[Figure]:
         # median QCT of the first and the last sixth of the run.
         bg = res.sql("""SELECT p.scheme, sum(f.size_bytes) AS bytes FROM points p
                         JOIN flows f USING (hash) WHERE f.class = 'background' GROUP BY ALL""")
-        bg["bg_offered_load"] = bg["bytes"] * 8 / (duration * hosts * link)
-        part = res.sql(f"""SELECT p.scheme, median(q.qct_ps) FILTER (q.start_ps < {duration}e12/6)
+        bg["bg_offered_load"] = bg["bytes"] * 8 / (duration_10x * hosts * link)
+        d = duration_10x
+        part = res.sql(f"""SELECT p.scheme, median(q.qct_ps) FILTER (q.start_ps < {d}e12/6)
                                    / 1e9 AS first_sixth_p50_ms,
-                                  median(q.qct_ps) FILTER (q.start_ps >= {duration}e12*5/6)
+                                  median(q.qct_ps) FILTER (q.start_ps >= {d}e12*5/6)
                                    / 1e9 AS last_sixth_p50_ms
                            FROM points p JOIN queries q USING (hash) GROUP BY ALL""")
         t = t.merge(bg[["scheme", "bg_offered_load"]], on="scheme").merge(part, on="scheme")
@@ -975,7 +983,8 @@ def _realistic(quick: bool) -> list[Figure]:
              f"paper's distribution, Poisson) to random hosts; both at {ARRIVALS_PER_S:.1f} "
              f"arrivals/s in all (CP §6.4: 50,000 of each in 10 minutes), i.e. query load "
              f"{q_load:.5f} and background load {bg_load:.4f} of the host links; RTOmin "
-             f"10 ms; 128 KB per switch port unless named; {duration} s simulated per run.")
+             f"10 ms; 128 KB per switch port unless named.")
+    per_run = f" {duration} s simulated per run."
     paper15 = ["§6.4, Fig. 15(a) (128 KB): CP reduces TCP's 99th percentile QCT by 34.06% "
                "and its 99.9th by 11.74%; DCTCP's is 0.56 ms (99th) and 1.41 ms (99.9th) "
                "above DCTCP with CP.",
@@ -986,7 +995,7 @@ def _realistic(quick: bool) -> list[Figure]:
     return [
         Figure(id="cp_fig15_realistic",
                title="CP Fig. 15: query completion time under realistic traffic",
-               source="CP §6.4 (Fig. 15)", setup=setup,
+               source="CP §6.4 (Fig. 15)", setup=setup + per_run,
                sweep={"base_text": TESTBED, "seeds": 1, "schemes": SCHEMES, "set": base,
                       "grid": {"switch.spine_buffer": ["128KB", "384KB"]}},
                analyze=analyze15, paper=paper15, metrics=[qct_percentiles, percentile],
@@ -1002,21 +1011,26 @@ def _realistic(quick: bool) -> list[Figure]:
                      "dropped (an ACK has no payload to cut), which the query does not wait "
                      "for. The paper's \"no query traffic suffered timeouts\" is checked as "
                      "the first; the last is a loss the paper's QCTs could not show. DCTCP's "
-                     "99th percentile (2026-11-24 run: 1.61 ms with 128 KB, 1.68 ms with "
-                     "384 KB) is that of queries that meet no loss, within 1.5% of "
-                     "DCTCP+CP's (1.59 and 1.68 ms), where the paper's DCTCP was 0.56 and "
+                     "99th percentile (2026-11-24 run: 1.60 ms with 128 KB, 1.70 ms with "
+                     "384 KB) is that of queries that meet no loss, within 1% of "
+                     "DCTCP+CP's (1.59 and 1.69 ms), where the paper's DCTCP was 0.56 and "
                      "4.5 ms above: here DCTCP keeps the queues short enough that losses "
-                     "reach only its 99.9th percentile (12.10 and 11.96 ms against 3.77). "
+                     "reach only its 99.9th percentile (12.00 and 11.83 ms against 3.69 "
+                     "and 3.01). The runs are the paper's 10 minutes, ~50,000 queries "
+                     "each; 2-minute runs gave the same within 0.2 ms at the 99th "
+                     "percentile (1.61 and 1.68 ms against 1.59 and 1.68). "
                      "The verdict asks "
                      "for 1% or more, so that a tie is reported as one."),
         Figure(id="cp_fig16a_10x",
                title="CP Fig. 16(a): query completion time under 10x traffic",
                source="CP §6.4 (Fig. 16a), DCTCP §4.3",
                setup=setup + " 10x: responses are 20 KB and background flows larger than "
-                             "1 MB are 10 times larger (arrival rates unchanged).",
+                             "1 MB are 10 times larger (arrival rates unchanged); "
+                             f"{duration_10x} s simulated per run.",
                sweep={"base_text": TESTBED, "seeds": 1, "schemes": SCHEMES,
                       "set": base | {"workload.response_size": "20KB",
-                                     "workload.background_scale": 10},
+                                     "workload.background_scale": 10,
+                                     "run.duration": f"{duration_10x}s"},
                       "grid": {"label.traffic": ["10x"]}},
                analyze=analyze10x,
                notes="At CP §6.4's arrival rates, scaling the background tenfold offers "
@@ -1032,8 +1046,9 @@ def _realistic(quick: bool) -> list[Figure]:
         Figure(id="cp_fig16b_buffers",
                title="CP Fig. 16(b): CP under realistic traffic with 32, 128 and 256 KB "
                      "buffers",
-               source="CP §6.4 (Fig. 16b)", setup=setup + " Every switch port has the "
-                                                          "named buffer.",
+               source="CP §6.4 (Fig. 16b)", setup=setup + per_run
+                                                          + " Every switch port has the "
+                                                            "named buffer.",
                sweep={"base_text": TESTBED, "seeds": 1, "schemes": {"CP": CP},
                       "set": base, "zip": {"switch.buffer": ["32KB", "128KB", "256KB"],
                                            "switch.spine_buffer": ["32KB", "128KB",
