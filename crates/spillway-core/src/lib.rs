@@ -22,6 +22,7 @@ pub mod network;
 pub mod overflow;
 pub mod queue;
 pub mod rng;
+pub mod routes;
 pub mod scenario;
 pub mod sim;
 pub mod topology;

@@ -20,6 +20,7 @@ pub fn wire_bytes(ip_bytes: u32, framing: u32) -> u32 {
 /// `wire_full` is the wire size of a full segment, `wire_last` of the last one.
 /// With identical packets, packet j leaves hop i at F₀(i) + j·maxₖ≤ᵢ sₖ (tandem
 /// store-and-forward queues); the smaller last packet is then stepped hop by hop.
+/// Saturates at `u64::MAX` (a flow too long to finish before the clock's horizon).
 pub fn ideal_fct(hops: &[(u64, Ps)], packets: u64, wire_full: u32, wire_last: u32) -> Ps {
     assert!(packets >= 1 && !hops.is_empty());
     let first_wire = if packets == 1 { wire_last } else { wire_full };
@@ -43,14 +44,20 @@ pub fn ideal_fct(hops: &[(u64, Ps)], packets: u64, wire_full: u32, wire_last: u3
     let mut prev_full = Vec::with_capacity(hops.len());
     for (i, &(rate, _)) in hops.iter().enumerate() {
         max_s = max_s.max(serialization_ps(wire_full as u64, rate));
-        prev_full.push(f0[i] + j * max_s);
+        prev_full.push(f0[i].saturating_add(j.saturating_mul(max_s)));
     }
-    let mut f_last = 0;
+    let mut f_last: Ps = 0;
     for (i, &(rate, _)) in hops.iter().enumerate() {
-        let ready = if i == 0 { 0 } else { f_last + hops[i - 1].1 };
-        f_last = ready.max(prev_full[i]) + serialization_ps(wire_last as u64, rate);
+        let ready = if i == 0 {
+            0
+        } else {
+            f_last.saturating_add(hops[i - 1].1)
+        };
+        f_last = ready
+            .max(prev_full[i])
+            .saturating_add(serialization_ps(wire_last as u64, rate));
     }
-    f_last + last_delay
+    f_last.saturating_add(last_delay)
 }
 
 /// Finished (or, at the end, unfinished) flows as columns. `u64::MAX` = none.

@@ -7,10 +7,10 @@
 use crate::discipline::pfabric::{Entry, PFabricQueue};
 use crate::marking::codel::Codel;
 use crate::overflow::fastlane::NotifQueue;
+use crate::routes::{Adjacency, RouteTable};
 use crate::scenario::RouteSpec;
 use crate::topology::Topology;
 use crate::units::Ps;
-use std::collections::VecDeque;
 
 pub const CLASSES: usize = 8;
 pub const MAX_SACK: usize = 3;
@@ -569,99 +569,6 @@ struct Node {
     ports: Vec<Port>,
 }
 
-/// One switch's routes: destination d uses set `window_sets[first + k]` when
-/// k = (d - lo) >> shift is below `count`, and set `default` otherwise.
-#[derive(Debug, Clone, Copy)]
-struct RouteWindow {
-    lo: u32,
-    shift: u32,
-    count: u32,
-    first: u32,
-    default: u32,
-}
-
-impl RouteWindow {
-    #[cfg(test)]
-    fn set(&self, dst: u32, window_sets: &[u32]) -> u32 {
-        match self.block(dst) {
-            Ok(i) => window_sets[i],
-            Err(default) => default,
-        }
-    }
-
-    /// Where `dst`'s set is: `Ok(i)` for `window_sets[i]`, with i in
-    /// `first..first + count`, or `Err(set)` for the default set.
-    #[inline(always)]
-    fn block(&self, dst: u32) -> Result<usize, u32> {
-        // Below `lo` wraps around to a huge block number: outside, like above the window.
-        let k = (dst as u64).wrapping_sub(self.lo as u64) >> self.shift;
-        if k < self.count as u64 {
-            Ok(self.first as usize + k as usize)
-        } else {
-            Err(self.default)
-        }
-    }
-
-    /// The smallest window for a switch's row of sets (one per destination host): the
-    /// default is the set at one end of the row, the window spans every destination
-    /// with another set, and the blocks are as wide as the row allows.
-    fn build(row: &[u32], window_sets: &mut Vec<u32>) -> RouteWindow {
-        let first = window_sets.len() as u32;
-        let n = row.len();
-        if n == 0 {
-            return RouteWindow {
-                lo: 0,
-                shift: 0,
-                count: 0,
-                first,
-                default: 0,
-            };
-        }
-        // (default, lo, hi) for each end's set; keep the narrower window.
-        let span = |default: u32| {
-            let lo = row.iter().position(|&x| x != default).unwrap_or(n);
-            let hi = row
-                .iter()
-                .rposition(|&x| x != default)
-                .map_or(lo, |i| i + 1);
-            (default, lo, hi)
-        };
-        let (a, b) = (span(row[0]), span(row[n - 1]));
-        let (default, lo, hi) = if b.2 - b.1 < a.2 - a.1 { b } else { a };
-        if lo >= hi {
-            return RouteWindow {
-                lo: 0,
-                shift: 0,
-                count: 0,
-                first,
-                default,
-            };
-        }
-        // The widest blocks (a power of two) each holding a single set; destinations
-        // past the window use the default, and past the last host nothing.
-        let at = |d: usize| if d < hi { row[d] } else { default };
-        let uniform = |shift: u32| {
-            let w = 1usize << shift;
-            (lo..hi)
-                .step_by(w)
-                .all(|b| (b..(b + w).min(n)).all(|d| at(d) == at(b)))
-        };
-        let mut shift = (usize::BITS - 1 - n.leading_zeros()).min(31);
-        while shift > 0 && !uniform(shift) {
-            shift -= 1;
-        }
-        let count = (hi - lo).div_ceil(1 << shift);
-        window_sets.extend((0..count).map(|k| at(lo + (k << shift))));
-        RouteWindow {
-            lo: lo as u32,
-            shift,
-            count: count as u32,
-            first,
-            default,
-        }
-    }
-}
-
 /// The wired network: nodes with ports, and routes.
 pub struct Network {
     pub hosts: u32,
@@ -669,21 +576,9 @@ pub struct Network {
     /// (one array, so that reaching a port is one load, not two).
     ports: Vec<Port>,
     first_port: Vec<u32>,
-    /// Per switch, its routes as a default set plus a window of destinations in equal
-    /// blocks (see [`RouteWindow`]). Trees number hosts rack by rack, so a switch has a
-    /// handful of blocks (its rack's hosts, its pod's racks, or the pods), not one entry
-    /// per host: the table stays in cache as the network grows, and a lookup is a
-    /// subtraction, a shift and a compare, with no search.
-    windows: Vec<RouteWindow>,
-    /// The blocks' sets, `windows[s].count` of them from `windows[s].first`.
-    window_sets: Vec<u32>,
-    /// Flattened equal-cost port sets: (offset, len) into `set_ports`.
-    sets: Vec<(u32, u32)>,
-    set_ports: Vec<u16>,
-    /// Cumulative weights of a set whose choice is weighted per packet (a
-    /// `switch.routes` entry with `weights`), parallel to `sets`.
-    set_weights: Vec<Option<Box<[f64]>>>,
-    /// Whether any set is weighted: the hot path looks up weights only then.
+    routes: RouteTable,
+    /// Whether any route is weighted (`switch.routes` with `weights`): the hot path
+    /// looks up weights only then.
     pub weighted: bool,
 }
 
@@ -731,117 +626,18 @@ impl Network {
                 )));
             }
         }
-        let hosts = topo.hosts as usize;
-        let switches = n - hosts;
-        let mut route_set = vec![u32::MAX; switches * hosts];
-        let mut sets: Vec<(u32, u32)> = Vec::new();
-        let mut set_ports: Vec<u16> = Vec::new();
-        let mut set_weights: Vec<Option<Box<[f64]>>> = Vec::new();
-        let mut set_index: std::collections::HashMap<(Vec<u16>, Vec<u64>), u32> =
-            Default::default();
-        // (switch, destination) -> the last route entry naming it.
-        let mut overrides: std::collections::HashMap<(usize, usize), usize> = Default::default();
-        for (i, r) in routes.iter().enumerate() {
-            let to: Vec<u32> = if r.to.is_empty() {
-                (0..topo.hosts).collect()
-            } else {
-                r.to.clone()
-            };
-            for d in to {
-                overrides.insert((r.at as usize, d as usize), i);
-            }
-        }
-        let mut weights_buf: Vec<u64> = Vec::new();
-        let mut dist = vec![u32::MAX; n];
-        let mut queue = VecDeque::new();
-        let mut ports_buf: Vec<u16> = Vec::new();
-        for d in 0..hosts {
-            // BFS from the destination; hosts do not forward.
-            dist.fill(u32::MAX);
-            dist[d] = 0;
-            queue.push_back(d);
-            while let Some(u) = queue.pop_front() {
-                if u < hosts && u != d {
-                    continue;
-                }
-                for p in &nodes[u].ports {
-                    let v = p.peer as usize;
-                    if dist[v] == u32::MAX {
-                        dist[v] = dist[u] + 1;
-                        queue.push_back(v);
-                    }
-                }
-            }
-            if let Some(h) = (0..hosts).find(|&h| dist[h] == u32::MAX) {
-                return Err(NetworkError::topology(format!(
-                    "host {h} cannot reach host {d}"
-                )));
-            }
-            for s in hosts..n {
-                if dist[s] == u32::MAX {
-                    continue;
-                }
-                ports_buf.clear();
-                weights_buf.clear();
-                if let Some(&i) = overrides.get(&(s, d)) {
-                    let r = &routes[i];
-                    for (j, &v) in r.via.iter().enumerate() {
-                        let port = nodes[s].ports.iter().position(|p| p.peer == v);
-                        let Some(port) = port else {
-                            return Err(NetworkError {
-                                key: format!("switch.routes[{i}]"),
-                                message: format!("{} is not linked to {}", name(v), name(s as u32)),
-                            });
-                        };
-                        if v < topo.hosts && v as usize != d {
-                            return Err(NetworkError {
-                                key: format!("switch.routes[{i}]"),
-                                message: format!(
-                                    "via host {v} toward host {d}; hosts do not forward"
-                                ),
-                            });
-                        }
-                        ports_buf.push(port as u16);
-                        if let Some(w) = &r.weights {
-                            weights_buf.push(w[j].to_bits());
-                        }
-                    }
-                } else {
-                    for (i, p) in nodes[s].ports.iter().enumerate() {
-                        if dist[p.peer as usize] == dist[s] - 1
-                            && (p.peer as usize == d || p.peer as usize >= hosts)
-                        {
-                            ports_buf.push(i as u16);
-                        }
-                    }
-                }
-                // Sets are shared across switches: most are "all uplinks" or "one port".
-                let key = (ports_buf.clone(), weights_buf.clone());
-                let idx = *set_index.entry(key).or_insert_with(|| {
-                    sets.push((set_ports.len() as u32, ports_buf.len() as u32));
-                    set_ports.extend_from_slice(&ports_buf);
-                    set_weights.push((!weights_buf.is_empty()).then(|| {
-                        let total: f64 = weights_buf.iter().map(|&w| f64::from_bits(w)).sum();
-                        let mut acc = 0.0;
-                        weights_buf
-                            .iter()
-                            .map(|&w| {
-                                acc += f64::from_bits(w) / total;
-                                acc
-                            })
-                            .collect()
-                    }));
-                    (sets.len() - 1) as u32
-                });
-                route_set[(s - hosts) * hosts + d] = idx;
-            }
-        }
-        let mut windows = Vec::with_capacity(switches);
-        let mut window_sets = Vec::new();
-        for s in 0..switches {
-            let row = &route_set[s * hosts..(s + 1) * hosts];
-            windows.push(RouteWindow::build(row, &mut window_sets));
-        }
+        let peers: Vec<Vec<u32>> = nodes
+            .iter()
+            .map(|n| n.ports.iter().map(|p| p.peer).collect())
+            .collect();
+        let adj = Adjacency {
+            peers: &peers,
+            hosts: topo.hosts,
+        };
+        let routes = RouteTable::build(&adj, routes, name).map_err(|e| NetworkError {
+            key: e.key,
+            message: e.message,
+        })?;
         let mut first_port = Vec::with_capacity(n + 1);
         let mut ports = Vec::new();
         for node in nodes {
@@ -849,112 +645,25 @@ impl Network {
             ports.extend(node.ports);
         }
         first_port.push(ports.len() as u32);
-        // What the unchecked route lookups rely on (see `route_set` and `next_hops`):
-        // both hold by construction, checked once here.
-        assert!(windows
-            .iter()
-            .all(|w| (w.first + w.count) as usize <= window_sets.len()));
-        assert!(sets
-            .iter()
-            .all(|&(off, len)| (off + len) as usize <= set_ports.len()));
-        let net = Network {
+        Ok(Network {
             hosts: topo.hosts,
             ports,
             first_port,
-            windows,
-            window_sets,
-            weighted: set_weights.iter().any(Option::is_some),
-            sets,
-            set_ports,
-            set_weights,
-        };
-        net.check_no_loops(&overrides, name)?;
-        Ok(net)
-    }
-
-    /// With routes overridden, a packet could circle forever: refuse any cycle in the
-    /// next-hop graph toward an overridden destination.
-    fn check_no_loops(
-        &self,
-        overrides: &std::collections::HashMap<(usize, usize), usize>,
-        name: &dyn Fn(u32) -> String,
-    ) -> Result<(), NetworkError> {
-        let mut dsts: Vec<usize> = overrides.keys().map(|&(_, d)| d).collect();
-        dsts.sort_unstable();
-        dsts.dedup();
-        let n = self.node_count();
-        let hosts = self.hosts as usize;
-        for d in dsts {
-            // Iterative DFS with colours: 0 new, 1 on the stack, 2 done.
-            let mut colour = vec![0u8; n];
-            for start in hosts..n {
-                if colour[start] != 0 {
-                    continue;
-                }
-                let mut stack = vec![(start, 0usize)];
-                colour[start] = 1;
-                while let Some(&mut (u, ref mut next)) = stack.last_mut() {
-                    let hops = self.next_hops(u as u32, d as u32);
-                    if *next == hops.len() {
-                        colour[u] = 2;
-                        stack.pop();
-                        continue;
-                    }
-                    let v = self.port(u as u32, hops[*next] as u32).peer as usize;
-                    *next += 1;
-                    if v < hosts {
-                        continue;
-                    }
-                    match colour[v] {
-                        0 => {
-                            colour[v] = 1;
-                            stack.push((v, 0));
-                        }
-                        1 => {
-                            return Err(NetworkError {
-                                key: "switch.routes".into(),
-                                message: format!(
-                                    "packets for host {d} would loop through {}",
-                                    name(v as u32)
-                                ),
-                            })
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-        Ok(())
+            weighted: routes.weighted,
+            routes,
+        })
     }
 
     /// Cumulative weights of the port set at `switch` toward `dst`, when that choice is
     /// weighted; look only when [`Network::weighted`].
     pub fn hop_weights(&self, switch: u32, dst: u32) -> Option<&[f64]> {
-        self.set_weights[self.route_set(switch, dst)].as_deref()
+        self.routes.hop_weights(switch, dst)
     }
 
     /// Equal-cost egress ports at `switch` toward host `dst`.
     #[inline(always)]
     pub fn next_hops(&self, switch: u32, dst: u32) -> &[u16] {
-        let (off, len) = self.sets[self.route_set(switch, dst)];
-        // SAFETY: every set lies within `set_ports` (asserted in `new`; `sets` and
-        // `set_ports` do not change after). Unchecked, as both bounds were checked per
-        // forwarding decision.
-        unsafe {
-            self.set_ports
-                .get_unchecked(off as usize..(off + len) as usize)
-        }
-    }
-
-    /// Index of the port set `switch` uses toward `dst`.
-    #[inline(always)]
-    fn route_set(&self, switch: u32, dst: u32) -> usize {
-        match self.windows[(switch - self.hosts) as usize].block(dst) {
-            // SAFETY: i < first + count <= window_sets.len() for every window (asserted
-            // in `new`; neither changes after).
-            Ok(i) => unsafe { *self.window_sets.get_unchecked(i) as usize },
-            Err(default) => default as usize,
-        }
+        self.routes.next_hops(switch, dst)
     }
 
     /// (rate, delay) of each hop on one shortest path from `src` to `dst`
@@ -1029,37 +738,5 @@ impl Network {
     /// Every port, node by node.
     pub fn all_ports(&self) -> &[Port] {
         &self.ports
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rng::Rng;
-
-    /// A window answers exactly the row it was built from, for rows of runs of any
-    /// lengths (rack-like blocks, single hosts, ragged ends).
-    #[test]
-    fn a_route_window_answers_its_row() {
-        let mut rng = Rng::new(7, 7);
-        for case in 0..2000 {
-            let n = 1 + rng.below(300) as usize;
-            let mut row = Vec::with_capacity(n);
-            let sets = 1 + rng.below(6) as u32;
-            while row.len() < n {
-                let len = match case % 3 {
-                    0 => 1 << rng.below(5),
-                    1 => 1 + rng.below(20),
-                    _ => 1,
-                } as usize;
-                let set = rng.below(sets as u64) as u32;
-                row.extend(std::iter::repeat_n(set, len.min(n - row.len())));
-            }
-            let mut table = vec![9; rng.below(3) as usize];
-            let w = RouteWindow::build(&row, &mut table);
-            for (d, &set) in row.iter().enumerate() {
-                assert_eq!(w.set(d as u32, &table), set, "case {case}, host {d}");
-            }
-        }
     }
 }

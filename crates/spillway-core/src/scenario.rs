@@ -685,6 +685,28 @@ impl Scenario {
         if run.duration == Some(0) {
             return Err(r.err("run.duration", "must be positive"));
         }
+        if run.duration.is_none() {
+            // Open-loop arrivals with no end would run (and grow) forever.
+            let endless = match &workload {
+                WorkloadSpec::Poisson { max_flows, .. } => {
+                    max_flows.is_none().then_some("max_flows")
+                }
+                WorkloadSpec::Query { queries, .. } | WorkloadSpec::ShortLong { queries, .. } => {
+                    queries.is_none().then_some("queries")
+                }
+                _ => None,
+            };
+            if let Some(limit) = endless {
+                return Err(r.err(
+                    "run.duration",
+                    format!(
+                        "this workload generates arrivals until run.duration or workload.{limit} \
+                         stops it: set one of them"
+                    ),
+                ));
+            }
+        }
+        check_buffers(&r, &topology, &switch, &host, &transport)?;
         let resolved = r.render();
         Ok(Scenario {
             topology,
@@ -701,6 +723,38 @@ impl Scenario {
     pub fn host_count(&self) -> u32 {
         self.topology.shape.host_count()
     }
+}
+
+/// Every buffer must hold one full-size frame, or the packets that need it could never
+/// leave (a NIC that cannot hold one resends it forever).
+fn check_buffers(
+    r: &Reader,
+    t: &TopologySpec,
+    sw: &SwitchSpec,
+    host: &HostSpec,
+    tr: &TransportSpec,
+) -> Result<(), ScenarioError> {
+    let frame = wire_bytes(tr.mss + tr.header_bytes, t.framing_bytes) as u64;
+    let tiered = matches!(t.shape, Shape::LeafSpine { .. } | Shape::FatTree { .. });
+    let buffers = [
+        ("switch.buffer", Some(sw.buffer)),
+        ("switch.edge_buffer", Some(sw.edge_buffer)),
+        ("switch.spine_buffer", tiered.then_some(sw.spine_buffer)),
+        ("host.nic_buffer", host.nic_buffer),
+    ];
+    for (key, b) in buffers {
+        if let Some(b) = b.filter(|&b| b < frame) {
+            return Err(r.err_value(
+                key,
+                units::format_size(b),
+                format!(
+                    "smaller than one full-size frame on the wire ({frame} B: transport.mss + \
+                     transport.header_bytes + Ethernet framing)"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Most ports one node may have: a port index is 16 bits.
@@ -850,11 +904,13 @@ fn read_switch(r: &mut Reader, shape: &Shape) -> Result<SwitchSpec, ScenarioErro
         "codel" => {
             let target = r.time("switch.codel_target")?;
             let interval = r.time("switch.codel_interval")?;
-            if interval == 0 || target == 0 {
-                return Err(r.err(
-                    "switch.codel_interval",
-                    "CoDel's target and interval must be positive",
-                ));
+            for (key, t) in [
+                ("switch.codel_target", target),
+                ("switch.codel_interval", interval),
+            ] {
+                if t == 0 {
+                    return Err(r.err(key, "CoDel's target and interval must be positive"));
+                }
             }
             Some(CodelConfig {
                 target,
@@ -1084,14 +1140,26 @@ fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, ScenarioErr
                 }
                 s
             };
+            let senders = r.uint("workload.senders", 1, 1 << 20)? as u32;
+            let size = r.positive_size("workload.size")?;
+            let rounds = r.uint("workload.rounds", 1, 1 << 30)? as u32;
+            let period = r.opt_time("workload.period")?;
+            if period == Some(0) && rounds > 1 {
+                // Every round would start at the same instant, all flows at once.
+                return Err(r.err(
+                    "workload.period",
+                    "starts every round at the same instant: give a positive period, or `off` \
+                     to start each round when the previous one has arrived",
+                ));
+            }
             WorkloadSpec::Incast {
                 all_to_all,
                 sources,
                 receiver,
-                senders: r.uint("workload.senders", 1, 1 << 20)? as u32,
-                size: r.positive_size("workload.size")?,
-                rounds: r.uint("workload.rounds", 1, 1 << 30)? as u32,
-                period: r.opt_time("workload.period")?,
+                senders,
+                size,
+                rounds,
+                period,
                 jitter: r.time("workload.jitter")?,
             }
         }
@@ -1570,7 +1638,7 @@ impl<'a> Reader<'a> {
             units::parse_rate,
             |i| {
                 if i > 0 {
-                    Ok(i as u64)
+                    units::check_rate(i as u64)
                 } else {
                     Err("a rate must be positive".into())
                 }
@@ -1822,7 +1890,7 @@ fn int_in(v: &Value, min: u64, max: u64) -> Result<u64, String> {
 
 fn nonneg(i: i64) -> Result<u64, String> {
     if i >= 0 {
-        Ok(i as u64)
+        units::check_size(i as u64)
     } else {
         Err("must not be negative".into())
     }
@@ -2029,7 +2097,8 @@ fn flow_from_value(f: &Value, i: usize, hosts: u32) -> Result<FlowSpec, Scenario
         ));
     }
     let size = match t.get("size") {
-        Some(Value::Integer(s)) if *s > 0 => *s as u64,
+        Some(Value::Integer(s)) if *s > 0 => units::check_size(*s as u64)
+            .map_err(|m| ScenarioError::new(&format!("{key}.size"), s, m))?,
         Some(Value::String(s)) => units::parse_size(s)
             .and_then(|v| {
                 if v > 0 {
@@ -2104,9 +2173,15 @@ pub fn parse_trace_csv(text: &str, hosts: u32) -> Result<Vec<FlowSpec>, String> 
         if size == 0 {
             return Err(bad("size_bytes must be positive"));
         }
+        units::check_size(size).map_err(|m| bad(&format!("size_bytes: {m}")))?;
         let start_us: f64 = f[3].parse().map_err(|_| bad("start_us is not a number"))?;
         if !(start_us >= 0.0 && start_us.is_finite()) {
             return Err(bad("start_us must be a non-negative number"));
+        }
+        if start_us * units::PS_PER_US as f64 > units::MAX_TIME as f64 {
+            return Err(bad(
+                "start_us is later than 1 day, the longest time a scenario may give",
+            ));
         }
         let start = (start_us * units::PS_PER_US as f64).round() as Ps;
         flows.push(FlowSpec {
@@ -2125,7 +2200,16 @@ pub fn reference_markdown() -> String {
         "# Scenario reference\n\n\
          Generated from `crates/spillway-core/src/scenario.rs` by `spillway reference`; do not edit by hand.\n\n\
          Sizes: `B`, `KB` = 1024 B (`KiB` too), `MB`, `GB`. Rates are decimal: `10Gbps` = 1e10 bit/s. \
-         Times: `ps`, `ns`, `us`, `ms`, `s`. A key that does not apply to the chosen kind is refused.\n",
+         Times: `ps`, `ns`, `us`, `ms`, `s`. A key that does not apply to the chosen kind is refused.\n\n\
+         ## Limits\n\n\
+         Simulated time is an integer number of picoseconds in 64 bits (about 213 days), and every \
+         run's arithmetic stays inside it: any time a scenario gives (every time key, a trace flow's \
+         start) is at most 1 day (`86400s`); rates are 1 Kbps to 100 Tbps; sizes (buffers, flows, \
+         CDF points) at most 1024GB (2^40 B). The clock's horizon is 2^62 ps (about 53 days): a run with no \
+         `run.duration` that gets there stops with `stop_reason = \"horizon\"`. Every buffer (switch \
+         ports, host NICs) must hold one full-size frame. Open-loop workloads (`poisson`, \
+         `request_response`, `partition_aggregate`, `short_long`) need `run.duration` or their \
+         count limit (`max_flows`, `queries`).\n",
     );
     let mut section = "";
     for k in KEYS {

@@ -270,6 +270,8 @@ pub enum StopReason {
     AllFlowsDone,
     Duration,
     MaxEvents,
+    /// The clock reached [`crate::units::HORIZON`] (a run with no `run.duration`).
+    Horizon,
     /// No event left while flows are unfinished: a simulator bug, reported, not hidden.
     Stalled,
 }
@@ -281,6 +283,7 @@ impl StopReason {
             StopReason::AllFlowsDone => "all_flows_done",
             StopReason::Duration => "duration",
             StopReason::MaxEvents => "max_events",
+            StopReason::Horizon => "horizon",
             StopReason::Stalled => "stalled",
         }
     }
@@ -468,14 +471,6 @@ impl Sim {
                 TransportKind::PFabric => NotifyMode::Probe,
             },
         };
-        let max_wire = wire_bytes(t.mss + t.header_bytes, sc.topology.framing_bytes) as u64;
-        if sc.switch.buffer < max_wire {
-            return Err(ScenarioError::new(
-                "switch.buffer",
-                sc.switch.buffer,
-                format!("smaller than one full-size packet on the wire ({max_wire} B)"),
-            ));
-        }
         let workload = Traffic::new(
             &sc.workload,
             sc.background.as_ref(),
@@ -548,7 +543,7 @@ impl Sim {
             nic_refused: false,
             nic_wake: Vec::new(),
             procs: (0..hosts).map(|_| HostProc::default()).collect(),
-            end_time: sc.run.duration.unwrap_or(Ps::MAX),
+            end_time: sc.run.duration.unwrap_or(crate::units::HORIZON),
             event_limit: sc.run.max_events.unwrap_or(u64::MAX),
             seed: sc.run.seed,
             next_flow_id: 0,
@@ -607,7 +602,11 @@ impl Sim {
             };
             if time > self.end_time {
                 self.now = self.end_time;
-                self.end(StopReason::Duration);
+                self.end(if self.end_time == crate::units::HORIZON {
+                    StopReason::Horizon
+                } else {
+                    StopReason::Duration
+                });
                 break;
             }
             self.now = time;

@@ -13,6 +13,53 @@ pub const PS_PER_US: Ps = 1_000_000;
 pub const PS_PER_MS: Ps = 1_000_000_000;
 pub const PS_PER_S: Ps = 1_000_000_000_000;
 
+// Limits that keep every run's arithmetic inside `u64` picoseconds (about 213 days).
+// Any one time a scenario gives is at most `MAX_TIME`, every offset the simulator adds
+// to the clock (a delay, a timeout, a serialization, a FastLane cap) is then below 2^60,
+// and the clock itself stops at `HORIZON`: so `now + offset` never wraps.
+
+/// The longest time a scenario may give (any time key, a trace flow's start): one day.
+pub const MAX_TIME: Ps = 86_400 * PS_PER_S;
+/// Simulated time never passes 2^62 ps (about 53 days): a run that reaches it stops.
+pub const HORIZON: Ps = 1 << 62;
+/// Link rates: 1 Kbps to 100 Tbps (a frame then takes at most 73 s, and at least 1 ps).
+pub const MIN_RATE: u64 = 1_000;
+pub const MAX_RATE: u64 = 100_000_000_000_000;
+/// The largest size a scenario may give (buffers, flows, CDF points): 1024 GB.
+pub const MAX_SIZE: u64 = 1 << 40;
+
+/// `v` if it is within the size limit.
+pub fn check_size(v: u64) -> Result<u64, String> {
+    if v > MAX_SIZE {
+        return Err(format!(
+            "{v} B is more than 1024GB (2^40 B), the largest size a scenario may give"
+        ));
+    }
+    Ok(v)
+}
+
+/// `v` bit/s if it is within the rate limits.
+pub fn check_rate(v: u64) -> Result<u64, String> {
+    if !(MIN_RATE..=MAX_RATE).contains(&v) {
+        return Err(format!(
+            "{} is outside the rates a scenario may give (1Kbps to 100Tbps)",
+            format_rate(v)
+        ));
+    }
+    Ok(v)
+}
+
+/// `v` ps if it is within the time limit.
+pub fn check_time(v: Ps) -> Result<Ps, String> {
+    if v > MAX_TIME {
+        return Err(format!(
+            "{} is longer than 1 day (86400s), the longest time a scenario may give",
+            format_time(v)
+        ));
+    }
+    Ok(v)
+}
+
 /// Splits "12.5Gbps" into ("12.5", "Gbps"); whitespace between is allowed.
 fn split_number(text: &str) -> Option<(&str, &str)> {
     let t = text.trim();
@@ -81,7 +128,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
             ))
         }
     };
-    scaled(num, scale)
+    check_size(scaled(num, scale)?)
 }
 
 /// Parses a rate in bit/s: `10Gbps`, `40Gbps`, `100Mbps`.
@@ -103,7 +150,7 @@ pub fn parse_rate(text: &str) -> Result<u64, String> {
     if v == 0 {
         return Err(format!("'{text}': a rate must be positive"));
     }
-    Ok(v)
+    check_rate(v)
 }
 
 /// Parses a duration into picoseconds: `1us`, `0.2us`, `10ms`.
@@ -122,7 +169,7 @@ pub fn parse_time(text: &str) -> Result<Ps, String> {
             ))
         }
     };
-    scaled(num, scale)
+    check_time(scaled(num, scale)?)
 }
 
 /// The largest unit that divides `v` exactly, so resolved scenarios stay readable.

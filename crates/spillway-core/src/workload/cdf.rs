@@ -95,6 +95,12 @@ impl Cdf {
                     i + 1
                 ));
             }
+            if v > crate::units::MAX_SIZE as f64 {
+                return Err(format!(
+                    "CDF point {}: size {v} B is more than 1024GB (2^40 B), the largest size a scenario may give",
+                    i + 1
+                ));
+            }
             if !(0.0..=1.0 + 1e-9).contains(&c) {
                 return Err(format!(
                     "CDF point {}: probability {c} is outside [0, 1]",
