@@ -1,0 +1,91 @@
+"""Long runs over random mechanism combinations, to completion, with their outputs
+checked against truths the simulator did not choose: every flow finishes after it starts
+and no sooner than it could alone on its path (slowdown >= 1), nothing finishes after the
+run's end, every byte offered arrives exactly once, and every query ends after it began.
+Clocks far from zero (starts up to a day, slow links, long delays) exercise the time
+arithmetic near its limits (docs/reference.md § Limits)."""
+
+import random
+
+import numpy as np
+import pytest
+from spillway import ScenarioError, _core
+from test_fuzz import MECHANISMS
+
+TOPOLOGIES = [
+    'kind = "star"\nhosts = 6',
+    'kind = "dumbbell"\nhosts = 8',
+    'kind = "leaf_spine"\nracks = 3\nhosts_per_rack = 3\nspines = 2',
+    'kind = "fat_tree"\nk = 4',
+]
+# Far from the defaults, within the limits: slow or fast links, long propagation.
+TIMING = {
+    "topology.link_rate": ["100Mbps", "1Gbps", "10Gbps", "100Gbps"],
+    "topology.link_delay": ["0us", "1us", "500us", "20ms"],
+    "transport.rto_max": ["100ms", "60s", "86400s"],
+}
+
+
+def _workload(rng: random.Random, hosts: int) -> str:
+    kind = rng.choice(["trace", "incast", "poisson", "request_response"])
+    if kind == "trace":
+        # Starts spread over up to a day: the clock runs far from zero.
+        base = rng.choice([0, 10**6, 86_400 * 10**6 - 10**6])
+        flows = []
+        for _ in range(rng.randint(1, 12)):
+            src, dst = rng.sample(range(hosts), 2)
+            size = rng.choice([1, 1460, 1461, 50_000, 400_000, 2_000_000])
+            flows.append(f'{{src = {src}, dst = {dst}, size = {size}, '
+                         f'start = "{base + rng.randint(0, 2000)}us"}}')
+        return 'kind = "trace"\nflows = [' + ", ".join(flows) + "]"
+    if kind == "incast":
+        return (f'kind = "incast"\nsenders = {rng.randint(1, 40)}\nsize = "64KB"\n'
+                f'rounds = {rng.randint(1, 5)}\njitter = "{rng.choice([0, 5, 50])}us"')
+    if kind == "poisson":
+        return (f'kind = "poisson"\nload = {rng.choice([0.1, 0.5, 0.9])}\n'
+                f'max_flows = {rng.randint(20, 300)}')
+    return f'kind = "request_response"\nload = 0.3\nqueries = {rng.randint(10, 100)}'
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_runs_to_completion_keep_their_outputs_true(seed: int) -> None:
+    rng = random.Random(1000 + seed)
+    ran = 0
+    for _ in range(60):
+        topo = rng.choice(TOPOLOGIES)
+        hosts = {0: 6, 1: 8, 2: 9, 3: 16}[TOPOLOGIES.index(topo)]
+        text = f"[topology]\n{topo}\n[workload]\n{_workload(rng, hosts)}\n"
+        knobs = sorted(MECHANISMS.items()) + sorted(TIMING.items())
+        overrides = [f"{k}={rng.choice(v)}" for k, v in rng.sample(knobs, rng.randint(2, 10))]
+        try:
+            sim = _core.Simulation(text, overrides + ["run.duration=off",
+                                                      "run.max_events=20000000"], None)
+        except ScenarioError:
+            continue  # a combination refused at validation
+        ran += 1
+        flows, queries = [], []
+        while True:
+            done = sim.step(10**6)
+            flows.append(sim.take_flows())
+            queries.append(sim.take_queries())
+            if done:
+                break
+        what = (text, overrides)
+        assert sim.stop_reason == "all_flows_done", (sim.stop_reason, what)
+        f = {k: np.concatenate([x[k] for x in flows]) for k in flows[0]}
+        c = sim.counters()
+        end = c["sim_time_ps"]
+        assert (f["finish_ps"] >= f["start_ps"]).all(), what
+        assert (f["finish_ps"] <= end).all(), what
+        assert (f["fct_ps"] == f["finish_ps"] - f["start_ps"]).all(), what
+        # Alone on its path a flow could do no better (clock drift: ports up to 100 ppm
+        # faster than the path the ideal was computed on).
+        floor = 1 - 3e-4 if "topology.clock_ppm=100" in overrides else 1.0
+        assert (f["slowdown"] >= floor).all(), (f["slowdown"].min(), what)
+        assert (f["delivered_bytes"] == f["size_bytes"]).all(), what
+        assert c["bytes_delivered"] == c["bytes_offered"] == f["size_bytes"].sum(), what
+        assert c["flows_finished"] == c["flows_started"] == len(f["flow_id"]), what
+        q = {k: np.concatenate([x[k] for x in queries]) for k in queries[0]}
+        assert (q["finish_ps"] >= q["start_ps"]).all() and (q["finish_ps"] <= end).all(), what
+        assert c["queries_unfinished"] == 0, what
+    assert ran >= 30, f"only {ran} of 60 combinations were accepted"
