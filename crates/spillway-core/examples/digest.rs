@@ -2,8 +2,8 @@
 //! <scenario.toml> [key=value ...]` runs a scenario and writes every Rust-level result
 //! (flow records, query records, port records, counters, stop reason, end time) as Debug
 //! text to stdout, so two builds' outputs can be byte-compared.
-use spillway_core::scenario::Scenario;
-use spillway_core::sim::Sim;
+use spillway_core::config::Scenario;
+use spillway_core::engine::Sim;
 use std::path::Path;
 
 fn main() {

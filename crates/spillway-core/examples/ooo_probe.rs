@@ -7,8 +7,8 @@
 //!
 //! `cargo run --release -p spillway-core --example ooo_probe -- SCENARIO.toml [key=value ...]`
 //! with a scenario like `examples/cp/ooo.toml` (flow 0 is S1, flow 1 is S2).
-use spillway_core::scenario::Scenario;
-use spillway_core::sim::Sim;
+use spillway_core::config::Scenario;
+use spillway_core::engine::Sim;
 
 const SAMPLE_PS: u64 = 10_000_000; // 10 us
 const WARMUP_PS: u64 = 100_000_000_000; // 100 ms

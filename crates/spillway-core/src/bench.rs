@@ -1,8 +1,8 @@
 //! Standard speed benchmarks (`spillway bench`): named scenarios, run to the end,
 //! reported as events/s and packet-hops/s.
 
-use crate::scenario::Scenario;
-use crate::sim::Sim;
+use crate::config::Scenario;
+use crate::engine::Sim;
 use std::time::Instant;
 
 /// k = 8 unless overridden (see `overrides`).

@@ -2,9 +2,10 @@
 //! rate, M/D/1), invariants (conservation, buffer bounds, determinism) and the CP
 //! paper's incast behaviour.
 
-use spillway_core::metrics::{wire_bytes, FlowRecords};
-use spillway_core::scenario::Scenario;
-use spillway_core::sim::{Sim, StopReason};
+use spillway_core::config::Scenario;
+use spillway_core::engine::{Sim, StopReason};
+use spillway_core::output::flows::FlowRecords;
+use spillway_core::packet::wire::wire_bytes;
 use spillway_core::units::{serialization_ps, PS_PER_S};
 use spillway_core::workload::QueryRecord;
 

@@ -1,8 +1,9 @@
 //! CP and DCTCP against the CP paper's testbed results (CP §6.1) and DCTCP's defining
 //! behaviour (queue held near K at full rate), with invariants on the way.
 
-use spillway_core::scenario::Scenario;
-use spillway_core::sim::{PortRecords, Sim};
+use spillway_core::config::Scenario;
+use spillway_core::engine::Sim;
+use spillway_core::output::ports::PortRecords;
 use spillway_core::units::PS_PER_S;
 use spillway_core::workload::QueryRecord;
 
@@ -176,7 +177,7 @@ fn ooo_goodput(p: f64, overrides: &[&str]) -> f64 {
 }
 
 /// The two-path experiment for 2 s: S1's goodput (b/s) and the run's counters.
-fn ooo_run(p: f64, overrides: &[&str]) -> (f64, spillway_core::sim::Counters) {
+fn ooo_run(p: f64, overrides: &[&str]) -> (f64, spillway_core::output::counters::Counters) {
     let routes = format!(
         "switch.routes=[{{at = \"leaf1\", to = [0], via = [\"spine0\", \"spine1\"], \
          weights = [{p}, {}]}}, {{at = \"leaf2\", to = [1], via = [\"spine1\"]}}, \

@@ -2,9 +2,10 @@
 //! for, caps never exceeded, bytes conserved), closed forms (a lone pFabric flow runs at
 //! line rate) and the FastLane paper's claims (§2.2.1, §5.1.1) at 40% load.
 
-use spillway_core::metrics::FlowRecords;
-use spillway_core::scenario::Scenario;
-use spillway_core::sim::{PortRecords, Sim};
+use spillway_core::config::Scenario;
+use spillway_core::engine::Sim;
+use spillway_core::output::ports::PortRecords;
+use spillway_core::output::flows::FlowRecords;
 use spillway_core::units::PS_PER_S;
 use spillway_core::workload::CLASS_SHORT;
 

@@ -3,8 +3,8 @@
 //! scenarios that could only run forever (or never send a packet) are refused with the
 //! key named. Each case here was accepted before the limits, and went wrong.
 
-use spillway_core::scenario::Scenario;
-use spillway_core::sim::{Sim, StopReason};
+use spillway_core::config::Scenario;
+use spillway_core::engine::{Sim, StopReason};
 use spillway_core::units::{HORIZON, MAX_TIME};
 
 const TRACE: &str = r#"
@@ -60,10 +60,10 @@ fn times_beyond_a_day_are_refused_with_their_key() {
 #[test]
 fn a_trace_file_start_beyond_a_day_is_refused() {
     let csv = "src,dst,size_bytes,start_us\n1,0,1000,18446744073709\n";
-    let e = spillway_core::scenario::parse_trace_csv(csv, 3).unwrap_err();
+    let e = spillway_core::config::parse_trace_csv(csv, 3).unwrap_err();
     assert!(e.contains("1 day"), "{e}");
     let csv = "src,dst,size_bytes,start_us\n1,0,18446744073709551615,0\n";
-    assert!(spillway_core::scenario::parse_trace_csv(csv, 3).is_err());
+    assert!(spillway_core::config::parse_trace_csv(csv, 3).is_err());
 }
 
 #[test]

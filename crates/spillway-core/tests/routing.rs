@@ -1,9 +1,10 @@
 //! Route overrides (`switch.routes`), host receive jitter and background traffic:
 //! what each promises, checked against counts the simulator did not choose.
 
-use spillway_core::metrics::FlowRecords;
-use spillway_core::scenario::Scenario;
-use spillway_core::sim::{PortRecords, Sim};
+use spillway_core::config::Scenario;
+use spillway_core::engine::Sim;
+use spillway_core::output::ports::PortRecords;
+use spillway_core::output::flows::FlowRecords;
 use spillway_core::workload::{CLASS_BACKGROUND, CLASS_LABELS};
 
 fn scenario(text: &str, overrides: &[&str]) -> Result<Scenario, String> {

@@ -5,9 +5,9 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use spillway_core::metrics::FlowRecords;
-use spillway_core::scenario::{reference_markdown, Scenario, ScenarioError};
-use spillway_core::sim::Sim;
+use spillway_core::config::{reference_markdown, Scenario, ScenarioError};
+use spillway_core::engine::Sim;
+use spillway_core::output::flows::FlowRecords;
 use spillway_core::workload::CLASS_LABELS;
 use std::path::Path;
 

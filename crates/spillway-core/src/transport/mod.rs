@@ -1,16 +1,8 @@
 //! Transports. Each is a sans-IO state machine driven by the simulator.
 //!
 //! - [`tcp`]: the TCP sender and receiver (NewReno + SACK), which every transport here
-//!   shares; what varies plugs in through [`cc`] (the window) and [`fastlane`] (drop
-//!   notifications)
-//! - [`cubic`]: CUBIC's window (RFC 8312, Linux 2.6.38's constants)
-//! - [`dctcp`]: DCTCP's window (RFC 8257)
-//! - [`pfabric`]: pFabric's minimal rate control
-//! - [`fastlane`]: FastLane's transport half (notification table, max_sim)
+//!   shares, with FastLane's transport half (drop notifications)
+//! - [`cc`]: the congestion controls: NewReno, CUBIC, DCTCP, pFabric
 
 pub mod cc;
-pub mod cubic;
-pub mod dctcp;
-pub mod fastlane;
-pub mod pfabric;
 pub mod tcp;

@@ -6,8 +6,8 @@
 pub mod cdf;
 pub mod short_long;
 
+use crate::config::{BackgroundSpec, FlowSpec, ResponseSize, WorkloadSpec};
 use crate::rng::Rng;
-use crate::scenario::{BackgroundSpec, FlowSpec, ResponseSize, WorkloadSpec};
 use crate::units::{Ps, PS_PER_S};
 use std::collections::VecDeque;
 

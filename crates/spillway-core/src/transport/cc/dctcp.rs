@@ -10,7 +10,8 @@
 //! after losses, sit with nothing in flight and no ACK clock (as ns-3's stock model does
 //! under incast); two segments keep duplicate ACKs and PACKs possible.
 
-use super::cc::{CongestionControl, NewReno, Window};
+use super::newreno::NewReno;
+use super::{CongestionControl, Window};
 use crate::units::Ps;
 
 #[derive(Debug, Clone)]

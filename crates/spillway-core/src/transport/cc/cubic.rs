@@ -21,7 +21,7 @@
 //! Linux grows the window only while it limits the sender (`tcp_is_cwnd_limited`); that
 //! check is the transport's, `transport.cwnd_limited`, off unless set.
 
-use super::cc::{CongestionControl, Window};
+use super::{CongestionControl, Window};
 use crate::units::{Ps, PS_PER_S};
 
 /// Linux's `beta` over 1024: the window kept by a reduction.

@@ -9,7 +9,7 @@
 //! blocks ([`RouteWindow`]) without ever being spelled out host by host. A fat tree with
 //! k = 64 (65,536 hosts, 5,120 switches) builds in seconds; the full matrix would be 1.3 GB.
 
-use crate::scenario::RouteSpec;
+use crate::config::RouteSpec;
 use std::collections::{HashMap, VecDeque};
 
 /// Why a routing table could not be built, and the scenario key responsible:
@@ -563,8 +563,8 @@ mod tests {
     /// every shape, with and without overrides.
     #[test]
     fn tables_agree_with_a_search_per_destination() {
-        use crate::scenario::Scenario;
-        use crate::topology::Topology;
+        use crate::config::Scenario;
+        use crate::fabric::topology::Topology;
         let shapes = [
             "[topology]\nkind = \"star\"\nhosts = 7",
             "[topology]\nkind = \"dumbbell\"\nhosts = 6",

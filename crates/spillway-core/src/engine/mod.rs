@@ -5,23 +5,33 @@
 //! (transport, queues, workload) never touch the queue or the clock: the loop calls them
 //! with the time and acts on what they return.
 
-use crate::discipline::pfabric::{Entry, PFabricQueue};
-use crate::marking::codel::Codel;
-use crate::metrics::{ideal_fct, wire_bytes, FlowRecords};
-use crate::network::{Arena, Hot, Network, Packet, PktKind, Port, NO_WAKE};
-use crate::overflow::cut_payload::CUT_IP_BYTES;
-use crate::overflow::fastlane::{NotifQueue, NOTIFICATION_FRAME};
-use crate::overflow::source_quench::QUENCH_IP_BYTES;
-use crate::overflow::Overflow;
-use crate::queue::EventQueue;
+use crate::fabric::Network;
+use crate::output::counters::Counters;
+use crate::output::flows::FlowRecords;
+use crate::output::ideal::ideal_fct;
+use crate::output::ports::PortRecords;
+use crate::packet::wire::wire_bytes;
+use crate::packet::{Arena, Hot, Packet, PktKind};
+use crate::switch::discipline::pfabric::{Entry, PFabricQueue};
+use crate::switch::marking::codel::Codel;
+use crate::switch::overflow::cut_payload::CUT_IP_BYTES;
+use crate::switch::overflow::fastlane::{NotifQueue, NOTIFICATION_FRAME};
+use crate::switch::overflow::source_quench::QUENCH_IP_BYTES;
+use crate::switch::overflow::Overflow;
+use crate::switch::port::{Port, NO_WAKE};
+use queue::EventQueue;
+
+pub mod queue;
+use crate::config::{Forwarding, QueueKind, Scenario, ScenarioError, TransportKind};
+use crate::fabric::topology::Topology;
 use crate::rng::{component, mix64, Rng};
-use crate::scenario::{Forwarding, QueueKind, Scenario, ScenarioError, TransportKind};
-use crate::topology::Topology;
-use crate::transport::cc::{Cc, NewReno};
-use crate::transport::cubic::Cubic;
-use crate::transport::dctcp::Dctcp;
-use crate::transport::fastlane::NotifyMode;
-use crate::transport::pfabric::{PFabricCc, PriorityMode};
+use crate::transport::cc::cubic::Cubic;
+use crate::transport::cc::dctcp::Dctcp;
+use crate::transport::cc::kinds::Cc;
+use crate::transport::cc::newreno::NewReno;
+use crate::transport::cc::pfabric::PFabricCc;
+use crate::transport::tcp::fastlane::NotifyMode;
+use crate::transport::tcp::PriorityMode;
 use crate::transport::tcp::{AckInfo, RxResult, SegOut, TcpConfig, TcpReceiver, TcpSender};
 use crate::units::Ps;
 use crate::workload::{NewFlow, QueryRecord, Traffic};
@@ -129,72 +139,6 @@ struct HostProc {
     waiting: VecDeque<u32>,
 }
 
-/// Counters for summary.json.
-#[derive(Debug, Clone, Default)]
-pub struct Counters {
-    pub events: u64,
-    pub packet_hops: u64,
-    pub drops: u64,
-    pub retransmits: u64,
-    pub timeouts: u64,
-    pub flows_started: u64,
-    pub flows_finished: u64,
-    pub flows_unfinished: u64,
-    /// Queries begun and not complete when the run stopped.
-    pub queries_unfinished: u64,
-    pub bytes_offered: u64,
-    pub bytes_delivered: u64,
-    pub dup_bytes: u64,
-    pub stale_packets: u64,
-    pub peak_active_flows: u64,
-    pub peak_packets: u64,
-    /// FastLane notifications created from drops, refused by a full notification
-    /// buffer (anywhere on their way), and delivered to a host.
-    pub notifications_generated: u64,
-    pub notifications_dropped: u64,
-    pub notifications_delivered: u64,
-    /// ... of which the source ignored as older than its last timeout.
-    pub notifications_stale: u64,
-    pub quenches_sent: u64,
-    pub quenches_delivered: u64,
-    pub ecn_marks: u64,
-    pub ecn_reductions: u64,
-    pub probes: u64,
-    /// CP: payload-cut packets made, their wire bytes, those refused by the extra
-    /// allowance; PACKs the senders received.
-    pub cut_packets: u64,
-    pub cut_bytes: u64,
-    pub cut_dropped: u64,
-    pub packs: u64,
-    /// Fast recoveries undone as spurious (`transport.undo`).
-    pub undos: u64,
-}
-
-/// Per-port statistics, one row per egress port.
-#[derive(Debug, Clone, Default)]
-pub struct PortRecords {
-    pub node: Vec<u32>,
-    pub port: Vec<u32>,
-    pub peer: Vec<u32>,
-    pub is_switch: Vec<bool>,
-    pub capacity: Vec<u64>,
-    pub enqueued: Vec<u64>,
-    pub dropped: Vec<u64>,
-    pub max_bytes: Vec<u64>,
-    pub mean_bytes: Vec<f64>,
-    pub rate_bps: Vec<u64>,
-    pub marked: Vec<u64>,
-    pub notif_generated: Vec<u64>,
-    pub notif_dropped: Vec<u64>,
-    pub notif_sent: Vec<u64>,
-    pub notif_sent_bytes: Vec<u64>,
-    pub notif_sent_idle: Vec<u64>,
-    pub notif_max_bytes: Vec<u64>,
-    pub notif_capacity: Vec<u64>,
-    pub cut: Vec<u64>,
-    pub cut_dropped: Vec<u64>,
-}
-
 /// What [`Sim::deliver`] reads of a packet.
 struct Delivered {
     flow_slot: u32,
@@ -260,7 +204,7 @@ fn ecmp_index(h: u64, n: usize) -> usize {
 
 /// After a transmission: does data still wait at this port?
 #[inline]
-fn data_waiting_after(p: &crate::network::Port) -> bool {
+fn data_waiting_after(p: &crate::switch::port::Port) -> bool {
     !p.is_empty()
 }
 
@@ -293,7 +237,7 @@ impl StopReason {
 /// each when every host link is busy (~4 events per packet-time per host), so that a slot
 /// needs little sorting, and a ring long enough to hold the furthest hop (propagation +
 /// serialization of a jumbo frame) twice over.
-fn queue_geometry(t: &crate::scenario::TopologySpec, hosts: u32, net: &Network) -> (u32, u32) {
+fn queue_geometry(t: &crate::config::TopologySpec, hosts: u32, net: &Network) -> (u32, u32) {
     let events_per_s = hosts as f64 * t.link_rate as f64 / (8.0 * 1538.0) * 4.0;
     // Measured (callgrind, fat-trees k=8 and k=16), with a slot's events insertion-sorted
     // as the cursor reaches it: 4 per slot beats 2 (more cursor moves, a ring twice as

@@ -258,7 +258,7 @@ impl<T: Copy> EventQueue<T> {
     #[inline(always)]
     fn prefetch_node(&self, at: u32) {
         if let Some(m) = self.pool.get(at as usize) {
-            crate::network::prefetch(m as *const Node<T> as *const u8);
+            crate::packet::prefetch(m as *const Node<T> as *const u8);
         }
     }
 

@@ -1,7 +1,7 @@
 //! Datacenter topologies as graphs: nodes `0..hosts` are hosts (one NIC each), the rest
 //! are switches; links are full duplex.
 
-use crate::scenario::{Shape, TopologySpec};
+use crate::config::{Shape, TopologySpec};
 use crate::units::Ps;
 
 #[derive(Debug, Clone, Copy)]
@@ -177,7 +177,7 @@ impl Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Scenario;
+    use crate::config::Scenario;
 
     fn topo(text: &str) -> Topology {
         Topology::build(&Scenario::parse(text, &[], None).unwrap().topology)

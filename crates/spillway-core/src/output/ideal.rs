@@ -1,17 +1,7 @@
-//! Metrics defined once: ideal FCT, wire sizes, and the flow/port records we emit.
+//! The ideal flow completion time, the denominator of every slowdown (DESIGN: defined
+//! once): the flow alone on its path, sent at line rate from time 0, store-and-forward.
 
 use crate::units::{serialization_ps, Ps};
-
-/// Bytes on the wire for an IP packet of `ip_bytes`: Ethernet pads the frame payload to
-/// 46 B (64 B minimum frame), then header, FCS, preamble and gap add `framing` bytes.
-#[inline]
-pub fn wire_bytes(ip_bytes: u32, framing: u32) -> u32 {
-    if framing >= 18 {
-        ip_bytes.max(46) + framing
-    } else {
-        ip_bytes + framing
-    }
-}
 
 /// Ideal FCT: the flow alone on its path, sent at line rate from time 0, store-and-forward
 /// at every hop: the time the last byte is fully received at the destination.
@@ -58,38 +48,6 @@ pub fn ideal_fct(hops: &[(u64, Ps)], packets: u64, wire_full: u32, wire_last: u3
             .saturating_add(serialization_ps(wire_last as u64, rate));
     }
     f_last.saturating_add(last_delay)
-}
-
-/// Finished (or, at the end, unfinished) flows as columns. `u64::MAX` = none.
-#[derive(Default, Debug, Clone)]
-pub struct FlowRecords {
-    pub flow_id: Vec<u64>,
-    pub src: Vec<u32>,
-    pub dst: Vec<u32>,
-    pub size_bytes: Vec<u64>,
-    pub start_ps: Vec<u64>,
-    pub finish_ps: Vec<u64>,
-    pub fct_ps: Vec<u64>,
-    pub ideal_fct_ps: Vec<u64>,
-    pub slowdown: Vec<f64>,
-    pub priority: Vec<u8>,
-    pub class: Vec<u8>,
-    pub query_id: Vec<u64>,
-    pub retransmits: Vec<u32>,
-    pub timeouts: Vec<u32>,
-    pub drops: Vec<u32>,
-    pub notifications: Vec<u32>,
-    /// Bytes the receiver holds in order (all of them for a finished flow).
-    pub delivered_bytes: Vec<u64>,
-}
-
-impl FlowRecords {
-    pub fn len(&self) -> usize {
-        self.flow_id.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.flow_id.is_empty()
-    }
 }
 
 #[cfg(test)]

@@ -7,18 +7,9 @@
 //! The sender machinery is TCP's ([`super::tcp`]) with `fixed_rto`, `probe_after` and
 //! the duplicate-ACK threshold off; this module is the window policy.
 
-use super::cc::{half_flight, CongestionControl, NewReno, Window};
+use super::newreno::NewReno;
+use super::{half_flight, CongestionControl, Window};
 use crate::units::Ps;
-
-/// What a pFabric packet's priority is (lower = more urgent).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PriorityMode {
-    /// Bytes of the flow not yet acknowledged (pFabric's SRPT approximation).
-    Remaining,
-    /// The flow's total size, fixed (FastLane §4.2.2: avoids priority inversion among
-    /// the responses of one request).
-    FlowSize,
-}
 
 #[derive(Debug, Clone)]
 pub struct PFabricCc {

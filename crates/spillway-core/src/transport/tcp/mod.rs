@@ -6,11 +6,23 @@
 //! Sequence numbers are byte offsets within the flow. Every segment but the last carries
 //! exactly one MSS, so the scoreboard keeps one state byte per segment.
 
-use super::cc::{CongestionControl, Window};
-use super::fastlane::{NotifyMode, Recovery};
-use crate::network::MAX_SACK;
+use crate::packet::MAX_SACK;
+use crate::transport::cc::{CongestionControl, Window};
+use fastlane::{NotifyMode, Recovery};
+
+pub mod fastlane;
 use crate::units::Ps;
 use std::collections::VecDeque;
+
+/// What a pFabric packet's priority is (lower = more urgent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PriorityMode {
+    /// Bytes of the flow not yet acknowledged (pFabric's SRPT approximation).
+    Remaining,
+    /// The flow's total size, fixed (FastLane §4.2.2: avoids priority inversion among
+    /// the responses of one request).
+    FlowSize,
+}
 
 #[derive(Debug, Clone)]
 pub struct TcpConfig {
@@ -1538,7 +1550,7 @@ impl TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::cc::NewReno;
+    use crate::transport::cc::newreno::NewReno;
 
     fn cfg() -> TcpConfig {
         TcpConfig {
@@ -2524,8 +2536,8 @@ mod tests {
     /// segments, from one) nor cuts ssthresh again (CUBIC's and DCTCP's went to 2).
     #[test]
     fn an_ecn_echo_after_a_timeout_changes_nothing() {
-        use crate::transport::cubic::Cubic;
-        use crate::transport::dctcp::Dctcp;
+        use crate::transport::cc::cubic::Cubic;
+        use crate::transport::cc::dctcp::Dctcp;
         let runs = [
             ("newreno", ece_after_a_timeout(NewReno::default())),
             ("cubic", ece_after_a_timeout(Cubic::default())),
@@ -2657,7 +2669,7 @@ mod tests {
     /// β² of the window).
     #[test]
     fn an_ecn_cut_and_a_loss_in_one_window_cut_once() {
-        use crate::transport::cubic::Cubic;
+        use crate::transport::cc::cubic::Cubic;
         let (after_ecn, after_loss, resent) = ecn_then_loss(Cubic::default());
         assert!(after_ecn.1 < 10_000);
         assert_eq!(after_loss.1, after_ecn.1);
@@ -2669,7 +2681,7 @@ mod tests {
     /// CUBIC and a quarter for NewReno with `ssthresh_from = "cwnd"`.
     #[test]
     fn a_timeout_during_a_recovery_does_not_cut_again() {
-        use crate::transport::cubic::Cubic;
+        use crate::transport::cc::cubic::Cubic;
         fn run<C: CongestionControl>(cc: C, from_cwnd: bool) -> (u64, u64) {
             let c = TcpConfig {
                 init_cwnd: 10,
@@ -2699,11 +2711,11 @@ mod tests {
     /// A pFabric sender (with FastLane's probes) whose first window went unanswered for
     /// three timeouts: in probe mode. Returns it, what the last timeout sent, and when.
     fn pfabric_in_probe_mode() -> (
-        TcpSender<crate::transport::pfabric::PFabricCc>,
+        TcpSender<crate::transport::cc::pfabric::PFabricCc>,
         Vec<SegOut>,
         Ps,
     ) {
-        use crate::transport::pfabric::PFabricCc;
+        use crate::transport::cc::pfabric::PFabricCc;
         let c = TcpConfig {
             init_cwnd: 10,
             dupthresh: None,
@@ -2808,7 +2820,7 @@ mod tests {
     /// once-per-window rule of RFC 3168 holds for the others (the test above).
     #[test]
     fn a_dctcp_loss_halves_even_in_a_window_cut_for_an_echo() {
-        use crate::transport::dctcp::Dctcp;
+        use crate::transport::cc::dctcp::Dctcp;
         let (after_ecn, after_loss, resent) = ecn_then_loss(Dctcp::new(1.0 / 16.0));
         assert!(
             after_loss.0 < after_ecn.0,

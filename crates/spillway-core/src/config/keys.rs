@@ -1,0 +1,348 @@
+//! Every scenario key, its type, default and meaning, defined once in [`KEYS`].
+
+/// The type of a key, for parsing and for the reference page.
+#[derive(Debug, Clone, Copy)]
+pub enum Ty {
+    Choice(&'static [&'static str]),
+    Int,
+    Float,
+    Size,
+    Rate,
+    Time,
+    TimeOrOff,
+    IntOrOff,
+    Bool,
+    Text,
+    HostList,
+    Flows,
+    Routes,
+    FloatOrOff,
+}
+
+impl Ty {
+    pub(super) fn describe(&self) -> String {
+        match self {
+            Ty::Choice(c) => c.join(" \\| "),
+            Ty::Int => "integer".into(),
+            Ty::Float => "number".into(),
+            Ty::Size => "size (`1460`, `128KB`)".into(),
+            Ty::Rate => "rate (`10Gbps`)".into(),
+            Ty::Time => "time (`1us`, `10ms`)".into(),
+            Ty::TimeOrOff => "time or `off`".into(),
+            Ty::IntOrOff => "integer or `off`".into(),
+            Ty::Bool => "boolean".into(),
+            Ty::Text => "string".into(),
+            Ty::HostList => "list of host indices".into(),
+            Ty::Flows => "array of tables `{src, dst, size, start}`".into(),
+            Ty::Routes => "array of tables `{at, to, via, weights}`".into(),
+            Ty::FloatOrOff => "number or `off`".into(),
+        }
+    }
+}
+
+pub struct KeyDef {
+    pub path: &'static str,
+    pub ty: Ty,
+    /// Default as text; "" means none (optional) or derived (the doc says from what).
+    pub default: &'static str,
+    /// The section kinds this key applies to; empty = all.
+    pub kinds: &'static [&'static str],
+    pub doc: &'static str,
+}
+
+pub(super) const LEAF_SPINE_KINDS: &[&str] = &["leaf_spine", "pfabric144", "detail96"];
+
+pub(super) const QUERY_KINDS: &[&str] = &["request_response", "partition_aggregate"];
+
+pub(super) const REQUEST_KINDS: &[&str] =
+    &["request_response", "partition_aggregate", "short_long"];
+
+pub(super) const LOAD_KINDS: &[&str] = &[
+    "poisson",
+    "request_response",
+    "partition_aggregate",
+    "short_long",
+];
+
+macro_rules! key {
+    ($path:expr, $ty:expr, $default:expr, $kinds:expr, $doc:expr) => {
+        KeyDef {
+            path: $path,
+            ty: $ty,
+            default: $default,
+            kinds: $kinds,
+            doc: $doc,
+        }
+    };
+}
+
+/// Every scenario key. Order here is the order of the resolved file and the reference.
+pub const KEYS: &[KeyDef] = &[
+    key!("topology.kind", Ty::Choice(&["star", "dumbbell", "leaf_spine", "fat_tree", "pfabric144", "detail96"]), "star", &[],
+        "Topology shape. `pfabric144` and `detail96` are `leaf_spine` with the papers' parameters as defaults."),
+    key!("topology.hosts", Ty::Int, "16", &["star", "dumbbell"],
+        "Number of hosts. `dumbbell`: half on each side (must be even). At most 65,536 (`star`) or 131,070 (`dumbbell`): a port index is 16 bits."),
+    key!("topology.k", Ty::Int, "8", &["fat_tree"],
+        "Fat-tree arity (even, 2 to 64): k pods, k³/4 hosts, k²/4 core switches. k=8 is FastLane's 128-server fat-tree."),
+    key!("topology.racks", Ty::Int, "4", LEAF_SPINE_KINDS, "Racks (leaf switches). Hosts × switches is at most 2³⁰ (4 GiB of routing tables)."),
+    key!("topology.hosts_per_rack", Ty::Int, "8", LEAF_SPINE_KINDS, "Hosts under each leaf; with `spines`, at most 65,536 ports a leaf."),
+    key!("topology.spines", Ty::Int, "2", LEAF_SPINE_KINDS, "Spine switches; every leaf has one link to every spine."),
+    key!("topology.link_rate", Ty::Rate, "10Gbps", &[], "Rate of host links (host to first switch)."),
+    key!("topology.link_delay", Ty::Time, "1us", &[], "Propagation delay of host links."),
+    key!("topology.fabric_rate", Ty::Rate, "", &["dumbbell", "leaf_spine", "fat_tree", "pfabric144", "detail96"],
+        "Rate of switch-to-switch links; defaults to `link_rate`. Lower it to oversubscribe."),
+    key!("topology.fabric_delay", Ty::Time, "", &["dumbbell", "leaf_spine", "fat_tree", "pfabric144", "detail96"],
+        "Propagation delay of switch-to-switch links; defaults to `link_delay`."),
+    key!("topology.clock_ppm", Ty::Float, "0", &[],
+        "Clock tolerance: every port of a node (a host's NIC, a switch's ports, which share one oscillator) \
+         transmits at its nominal rate times 1 + x, x drawn per node, uniform in ±clock_ppm parts per million, \
+         from the run's seed (IEEE 802.3 allows ±100 ppm). Links of one nominal rate \
+         then drift in phase against each other, as real ones do. With exactly equal rates, a full port whose \
+         departures are paced by one busy input hands the room each departure frees to that input's packet, \
+         which arrives at the same picosecond, every time: the other inputs are locked out. `0`: exact rates."),
+    key!("topology.framing_bytes", Ty::Int, "38", &[],
+        "Ethernet bytes per frame beyond the IP packet: 14 header + 4 FCS + 8 preamble/SFD + 12 inter-frame gap. \
+         Frames are padded to the 64 B Ethernet minimum before the preamble and gap are added."),
+    key!("switch.buffer", Ty::Size, "128KB", &[], "Buffer per egress port, shared by its 8 priority classes."),
+    key!("switch.edge_buffer", Ty::Size, "", &[],
+        "Buffer of switch ports that face hosts (the last hop); defaults to `buffer`."),
+    key!("switch.spine_buffer", Ty::Size, "", &[],
+        "Buffer of the top tier's ports (leaf_spine spines, fat_tree cores), all facing down; defaults to `buffer`. \
+         The CP testbed has 128 KB at its aggregation switch, the incast bottleneck, and 512 KB elsewhere (CP §6.1)."),
+    key!("switch.queue", Ty::Choice(&["droptail", "pfabric"]), "droptail", &[],
+        "Queue discipline: `droptail` = 8 strict-priority classes (0 highest) sharing the port buffer, tail drop; \
+         `pfabric` = serve the earliest packet of the flow owning the most urgent packet, and on overflow drop \
+         the least urgent packet (pFabric §4.2), by (class, transport priority)."),
+    key!("switch.overflow", Ty::Choice(&["drop", "fastlane", "source_quench", "cut_payload"]), "drop", &[],
+        "What a port does with a packet it cannot keep: `drop`; `fastlane` = turn it into a 64 B drop notification \
+         sent back to its source at top priority within the `fastlane_*` caps (FastLane §3); `source_quench` = drop, \
+         and quench the source whenever the ECN marker marks (needs `ecn`; FastLane §2.2.1); `cut_payload` = cut a \
+         CP-enabled data packet to its headers and queue it in a small extra allowance (CP §4.2, §5.2)."),
+    key!("switch.cut_payload_extra", Ty::Size, "4KB", &[],
+        "CP: extra buffer per port, beyond `buffer`, for payload-cut packets and PACKs (CP §5.2: 4 KB)."),
+    key!("switch.fastlane_bandwidth", Ty::Float, "0.01", &[],
+        "FastLane: the largest fraction of a link's rate its notifications may take (FastLane §3.3.1: 1%)."),
+    key!("switch.fastlane_buffer", Ty::Size, "", &[],
+        "FastLane: notification buffer per port; defaults to 2.5% of `switch.buffer` (FastLane §3.3.2: 3.2 KB of 128 KB)."),
+    key!("switch.fastlane_strict", Ty::Bool, "false", &[],
+        "FastLane: forbid notifications from exceeding the bandwidth cap even on an idle link (§5.1.3). \
+         `false`: work conserving, notifications and data use each other's idle capacity."),
+    key!("switch.ecn", Ty::Choice(&["off", "codel", "threshold"]), "off", &[],
+        "ECN marking at every switch port: `codel` marks by CoDel's sojourn-time law (RFC 8289) instead of dropping; \
+         `threshold` marks an arriving data packet when the port already holds more than `ecn_threshold` (DCTCP's K)."),
+    key!("switch.ecn_threshold", Ty::Size, "32KB", &[],
+        "DCTCP marking threshold K, in bytes of the port's queue (CP §6: 32 KB at 1 Gbps)."),
+    key!("switch.codel_target", Ty::Time, "10us", &[],
+        "CoDel target sojourn time (datacenter scale: ~one BDP of queue at 10 Gbps)."),
+    key!("switch.codel_interval", Ty::Time, "100us", &[],
+        "CoDel interval (datacenter scale: spans the RTT of a full 128 KB port at 10 Gbps)."),
+    key!("switch.forwarding", Ty::Choice(&["ecmp", "spray"]), "ecmp", &[],
+        "`ecmp`: hash of the flow's 5-tuple picks one of the equal-cost next hops (a flow keeps its path); \
+         `spray`: a random equal-cost next hop per packet."),
+    key!("switch.routes", Ty::Routes, "", &[],
+         "Routes that replace shortest-path forwarding at one switch: `[[switch.routes]]` with `at` (a switch: `leaf1`, `spine0`, `edge0.1`, `agg0.0`, `core3`, `switch`, `left`, `right`), `to` (destination hosts; default all), `via` (neighbours to forward to: nodes linked to `at`; a host only for its own packets) and optional `weights` (one per `via`: each packet picks a neighbour at random by weight, as CP §6.3's random-forwarding ToR does; without weights `switch.forwarding` chooses). Later entries win; a route that loops is refused."),
+    key!("host.nic_buffer", Ty::Size, "", &[],
+        "Host NIC egress buffer; unbounded when absent (the transport's window bounds it)."),
+    key!("host.nic_flow_limit", Ty::IntOrOff, "2", &[],
+        "Most data segments one flow may have waiting in its host's NIC queue (TCP Small Queues): the rest of \
+         the window waits in the socket until the NIC takes one, so flows from one host interleave and a long \
+         flow's window does not sit in the NIC ahead of everyone else. `off`: the whole window goes to the NIC."),
+    key!("host.nic_drop", Ty::Choice(&["loss", "local"]), "loss", &[],
+        "What a full host NIC queue does to a data segment of its own host. `loss`: it is dropped like any \
+         packet and the sender finds out as from any loss. `local`: as in Linux (dev_queue_xmit returns \
+         NET_XMIT_DROP to TCP, tcp_enter_cwr), the segment never left the host, so it is not a loss: the \
+         sender knows at once, sends it again when its window allows, and halves its window at most once per \
+         window, as for an ECN echo."),
+    key!("host.proc_parallel", Ty::Int, "16", &[],
+        "Server processing model (FastLane §4.2.1): packets processed at once by a receiving host."),
+    key!("host.rx_jitter", Ty::Time, "0us", &[],
+         "Each packet a host receives waits an extra uniform random time in [0, jitter) before its transport sees it, never overtaking an earlier packet (interrupt and stack latency), drawn from the host's own random stream. Without it, ACK-clocked senders meeting at one tail-drop queue can lock in phase so that one of them loses every overflow (Floyd and Jacobson's phase effect), which real hosts' timing noise prevents. `0us`: none."),
+    key!("host.rx_coalesce", Ty::Time, "0us", &[],
+         "Receive interrupt moderation: a host's NIC interrupts at most once per this interval, and the packets that arrived since are handed to the transport together at the interrupt (the first packet after a quiet interval at once), so their ACKs leave back to back (e1000's default moderation allows up to 8000 interrupts/s: 125us). With `rx_jitter`, the jitter is drawn once per interrupt: a batch goes up together. `0us`: every packet at once."),
+    key!("host.gro", Ty::Bool, "false", &[],
+         "Generic receive offload (Linux's default since 2.6.29), with `rx_coalesce`: within one interrupt's batch, a data segment that continues the previous one of its flow in sequence joins it (up to 64 KB), and the transport acknowledges the merged segment once, so an in-order stream gets one ACK per batch and an out-of-order one about one per contiguous run. Segments marked CE, retransmissions, duplicates and payload-cut segments are never merged. `false`: one ACK per segment."),
+    key!("host.proc_time", Ty::Time, "0us", &[],
+        "Processing time per received packet; `0us` turns the server model off. FastLane uses 5us with 16 in parallel."),
+    key!("transport.kind", Ty::Choice(&["tcp", "cubic", "dctcp", "pfabric"]), "tcp", &[],
+        "Transport: `tcp` = NewReno with SACK (RFC 6582, 2018, 6675); `cubic` = the same TCP with CUBIC's \
+         window (RFC 8312 with Linux 2.6.38's constants: cut to 0.7, C = 0.4, fast convergence, TCP \
+         friendliness; no HyStart), Linux's default congestion control and the CP testbed's; `dctcp` = TCP whose window follows the \
+         fraction of ECN-marked bytes (RFC 8257; needs `switch.ecn`); `pfabric` = pFabric's minimal rate control \
+         (initial window one BDP, fixed small timeout, no fast retransmit, slow start after a timeout, probe mode)."),
+    key!("transport.dctcp_g", Ty::Float, "0.0625", &["dctcp"],
+        "DCTCP's gain g for the marked-fraction estimate α ← (1 − g)·α + g·F (DCTCP, CP §6: 1/16)."),
+    key!("transport.cp", Ty::Bool, "true", &[],
+        "CP-capable (CP §4.1): data is sent CP-enabled, so a `cut_payload` switch cuts it instead of dropping it, \
+         and the receiver answers a payload-cut packet at once with a PACK naming the lost bytes. `false`: normal \
+         packets, dropped as on a plain switch."),
+    key!("transport.mss", Ty::Int, "1460", &[], "Payload bytes per full segment (at most 9000: jumbo frames)."),
+    key!("transport.header_bytes", Ty::Int, "40", &[], "TCP/IP header bytes per packet (20 IP + 20 TCP)."),
+    key!("transport.init_cwnd", Ty::Int, "10", &[],
+        "Initial congestion window, in segments. `pfabric` defaults to one BDP of the longest path (base RTT x host link rate, \
+         in full-size packets on the wire, rounded up)."),
+    key!("transport.max_cwnd", Ty::IntOrOff, "off", &["pfabric"],
+        "Largest congestion window, in segments. `pfabric` defaults to twice `init_cwnd` (2 x BDP, Turbo §5)."),
+    key!("transport.rwnd", Ty::Size, "1MB", &[], "Receive window: the most unacknowledged bytes a sender may have out."),
+    key!("transport.cwnd_increase", Ty::Choice(&["bytes", "acks"]), "bytes", &[],
+        "What the window grows by outside recovery. `bytes`: by the bytes each ACK newly acknowledges, \
+         one MSS per window's worth in congestion avoidance (RFC 5681 byte counting, RFC 3465 with L = 1). \
+         `acks`: by one MSS's worth per ACK that advances the cumulative ACK, however much it acknowledges \
+         (Linux 2.6's per-ACK counting, the CP testbed's kernel): a cumulative jump over data that arrived \
+         out of order counts once."),
+    key!("transport.cwnd_limited", Ty::Bool, "false", &[],
+        "Grow the window only while it limits the sender, as Linux does (tcp_is_cwnd_limited, 2.6.38): when the data \
+         in flight before an ACK left at most 3 segments of the window unused (or, with `tso_defer`, less than a third \
+         of it and under 64 KB). `false`: every ACK outside recovery grows it (RFC 5681), so a sender held back by \
+         `rwnd` or its NIC keeps growing a window it does not use."),
+    key!("transport.ssthresh_from", Ty::Choice(&["flight", "cwnd"]), "flight", &[],
+        "What a loss, a timeout or an ECN echo halves to set ssthresh (`cubic` keeps 0.7 of it). \
+         `flight`: the data outstanding, snd.nxt - snd.una (RFC 5681's FlightSize, RFC 6675), but never \
+         more than cwnd (RFC 5681 §3.2 leaves out data sent beyond the window on duplicate ACKs, and \
+         SACKed data could otherwise make a cut raise the window). `cwnd`: the congestion window (Linux's \
+         tcp_reno_ssthresh). They differ when the sender is not window-limited (held back by the receive \
+         window or the application)."),
+    key!("transport.rto_min", Ty::Time, "1ms", &[], "Lower bound of the retransmission timeout (RFC 6298)."),
+    key!("transport.rto_init", Ty::Time, "", &[], "Timeout before the first RTT sample; defaults to `rto_min`."),
+    key!("transport.rto_max", Ty::Time, "60s", &[], "Upper bound of the backed-off timeout."),
+    key!("transport.dupack_threshold", Ty::IntOrOff, "3", &[],
+        "Duplicate ACKs (or SACKed segments above a hole) that trigger fast retransmit; `off` leaves loss to the timeout (multipath)."),
+    key!("transport.delayed_ack", Ty::TimeOrOff, "off", &[],
+        "Delayed ACK: acknowledge every second full segment or after this time; `off` acknowledges every segment."),
+    key!("transport.max_reordering", Ty::IntOrOff, "off", &[],
+         "Linux's reordering adaptation (tcp_update_reordering): when a segment never retransmitted is acknowledged or SACKed below the highest SACKed one, the duplicate-ACK threshold rises to that distance in segments, up to this bound (Linux 2.6.38, the CP testbed's kernel: 127). `off`: the threshold stays `dupack_threshold`."),
+    key!("transport.tso_defer", Ty::TimeOrOff, "off", &[],
+         "Linux's TSO deferral (tcp_tso_should_defer, Linux 2.6.38 with a segmentation-offloading NIC): while nothing is SACKed, lost or being retransmitted, new data waits until a third of min(cwnd, rwnd), or 64 KB, or all that is left can go at once, so it leaves in bursts; a deferral ends early when the previous one is this long ago (Linux: two jiffies, 1-2 ms at HZ = 1000; this value exactly). A burst decided on goes whole even when the host's NIC budget splits it over several sends; also no deferral while a window reduction for ECN or a local NIC drop is in progress (Linux's CWR state). `off`: a segment goes whenever the window opens."),
+    key!("transport.undo", Ty::Bool, "false", &[],
+         "Linux's undo of a spurious fast retransmit (2.6.38: tcp_try_undo_partial, tcp_try_undo_recovery; TCP timestamps and D-SACK on, as on the CP testbed): when new data is acknowledged by an ACK whose echoed send time is older than the recovery's first retransmission, the original arrived late, so the window goes back to what it was before the cut (Linux: twice the halved ssthresh), and the reordering this shows counts toward `max_reordering`; when the recovery ends with every retransmission reported duplicate (D-SACK) or so shown, ssthresh goes back to its value before (at least 3/4 of the window then) and the window to at most that. `false`: a reduction stands."),
+    key!("transport.lost_retransmit", Ty::Bool, "true", &[],
+        "Resend a retransmission as soon as data sent after it is SACKed (`dupack_threshold` \
+         transmissions later), as Linux does (tcp_mark_lost_retrans, RACK); `false`: RFC 6675 alone, \
+         where a lost retransmission waits for the timeout."),
+    key!("transport.ecn", Ty::Bool, "true", &[],
+        "ECN-capable: data is sent ECT and the window halves at most once per window on an ECN echo or a Source \
+         Quench (RFC 3168), never retransmitting for it."),
+    key!("transport.ooo_option", Ty::Bool, "false", &[],
+        "FastLane multipath option (§3.4.1): ACKs carry the out-of-order bytes above the cumulative ACK and the \
+         sender inflates its window by them (new ACK: the value; duplicate: the max of it and the current inflation)."),
+    key!("transport.priority", Ty::Choice(&["remaining", "flow_size"]), "remaining", &["pfabric"],
+        "pFabric packet priority: `remaining` = unacknowledged bytes of the flow; `flow_size` = the flow's total size \
+         (FastLane §4.2.2, for request/response)."),
+    key!("transport.probe_after", Ty::IntOrOff, "5", &["pfabric"],
+        "pFabric probe mode: after this many consecutive timeouts, send a header-only probe and resend only once it \
+         is answered."),
+    key!("transport.rearm_rto", Ty::Bool, "false", &[],
+        "Restart the retransmission timer whenever the first unacknowledged segment is retransmitted, as Linux does \
+         (tcp_xmit_retransmit_queue), so a head resent again and again in recovery is not also timed out; `false`: \
+         RFC 6298 alone, the timer restarts only when new data is acknowledged. The CP testbed (Linux) runs `true`."),
+    key!("transport.data_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of data packets."),
+    key!("transport.ack_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of ACKs."),
+    key!("workload.kind", Ty::Choice(&["incast", "poisson", "request_response", "partition_aggregate", "short_long", "trace"]), "incast", &[],
+        "Traffic pattern; see the per-kind keys below."),
+    key!("workload.pattern", Ty::Choice(&["many_to_one", "all_to_all"]), "many_to_one", &["incast"],
+        "`many_to_one`: `senders` flows of `size` to `receiver`. `all_to_all` (DeTail §6.3): in every round each \
+         host receives `size` in total, split evenly over all other hosts (each part rounded down to whole bytes, at least 1 B), \
+         at the same time; one query row per receiver."),
+    key!("workload.receiver", Ty::Int, "0", &["incast"], "The host every incast sender sends to."),
+    key!("workload.senders", Ty::Int, "8", &["incast"],
+        "Incast senders. They are spread round-robin over the hosts other than the receiver, \
+         so more senders than hosts puts several on one host (CP §6.1)."),
+    key!("workload.size", Ty::Size, "64KB", &["incast"], "Bytes each incast sender sends per round."),
+    key!("workload.rounds", Ty::Int, "1", &["incast"], "Incast rounds; one query row per round."),
+    key!("workload.period", Ty::TimeOrOff, "off", &["incast"],
+        "`off`: a round starts when the previous one has fully arrived; a time: rounds start at this fixed period."),
+    key!("workload.jitter", Ty::Time, "0us", &["incast"],
+        "Each sender starts at the round's start plus a uniform random delay in [0, jitter); \
+         `0us` starts all senders at the same instant."),
+    key!("workload.load", Ty::Float, "0.5", LOAD_KINDS,
+        "Offered load in (0, 1]: the fraction of the sending hosts' summed link capacity that the flows' payload bytes \
+         would use: poisson λ = load · |`sources`| · link_rate / (8 · mean size) flows/s; queries λ = load · |`clients`| · \
+         link_rate / (8 · fanout · mean response size) queries/s (all hosts when not listed; docs/workloads.md)."),
+    key!("workload.cdf", Ty::Text, "", &["poisson", "request_response", "partition_aggregate"],
+        "Flow (poisson; default `websearch`) or response (queries; default: fixed `response_size`) size distribution: \
+         `websearch`, `datamining`, `aditya`, or a CDF file path (formats in docs/workloads.md)."),
+    key!("workload.sources", Ty::HostList, "", &["poisson", "incast"],
+        "Hosts that send; default all (incast: all but the receiver; `many_to_one` only)."),
+    key!("workload.destinations", Ty::HostList, "", &["poisson"], "Hosts that receive; default all (never the source itself)."),
+    key!("workload.max_flows", Ty::IntOrOff, "off", &["poisson"], "Stop generating after this many flows; `off` = until `run.duration`."),
+    key!("workload.queries", Ty::IntOrOff, "off", REQUEST_KINDS, "Stop generating after this many queries; `off` = until `run.duration`."),
+    key!("workload.short_fraction", Ty::Float, "0.1", &["short_long"],
+        "short_long (FastLane §5): share of the load from short queries. A short query picks a response size from \
+         {2, 4, 8, 16, 32} KB and a total from {32, 64, 96, 128, 160} KB (each uniform) and asks total/size distinct \
+         workers in parallel; a long request asks one random worker for `long_size` (all-to-all)."),
+    key!("workload.long_size", Ty::Size, "1MB", &["short_long"], "short_long: response size of a long request."),
+    key!("workload.fanout", Ty::Int, "8", &["partition_aggregate"], "Workers asked per query (distinct, never the requester)."),
+    key!("workload.request_size", Ty::Size, "10B", REQUEST_KINDS, "Request flow size."),
+    key!("workload.response_size", Ty::Size, "16KB", QUERY_KINDS, "Response flow size per worker (when no `cdf`)."),
+    key!("workload.clients", Ty::HostList, "", REQUEST_KINDS, "Hosts that issue queries; default all."),
+    key!("workload.workers", Ty::HostList, "", REQUEST_KINDS, "Hosts that answer; default all."),
+    key!("workload.flows", Ty::Flows, "", &["trace"], "Inline flows: `[[workload.flows]]` with `src`, `dst`, `size`, `start` (time)."),
+    key!("workload.file", Ty::Text, "", &["trace"], "CSV of flows with header `src,dst,size_bytes,start_us`."),
+    key!("workload.background_load", Ty::FloatOrOff, "off", &[],
+         "Background traffic beside the workload (CP §6.4, DCTCP §4.3): Poisson flows between random distinct hosts with sizes from `background_cdf`, at this load (as `workload.load`, computed on unscaled sizes). It stops when the workload stops generating. `off`: none."),
+    key!("workload.background_cdf", Ty::Text, "websearch", &[],
+         "Background flow size distribution (names as `workload.cdf`); the default is the DCTCP paper's web-search background traffic."),
+    key!("workload.background_scale", Ty::Float, "1", &[],
+         "Multiplies background flows larger than `background_scale_above` (DCTCP §4.3 and CP §6.4's 10x traffic: 10). Arrival rates stay as `background_load` sets them."),
+    key!("workload.background_scale_above", Ty::Size, "1MB", &[],
+         "Background flows larger than this are scaled by `background_scale`."),
+    key!("run.seed", Ty::Int, "1", &[], "Run seed; each component draws from its own stream derived from (seed, component)."),
+    key!("run.duration", Ty::TimeOrOff, "off", &[], "Simulated time limit; `off` runs until every flow has finished."),
+    key!("run.max_events", Ty::IntOrOff, "off", &[], "Event limit, a safety net for runaway scenarios."),
+];
+
+/// Defaults that depend on a section's kind (presets).
+pub(super) const KIND_DEFAULTS: &[(&str, &str, &str)] = &[
+    // pFabric/Turbo topology (Turbo §5, pFabric §5.1): 9 racks x 16 hosts, 4 spines, 10G edge, 40G core, 0.2us links.
+    ("pfabric144", "topology.racks", "9"),
+    ("pfabric144", "topology.hosts_per_rack", "16"),
+    ("pfabric144", "topology.spines", "4"),
+    ("pfabric144", "topology.link_rate", "10Gbps"),
+    ("pfabric144", "topology.fabric_rate", "40Gbps"),
+    ("pfabric144", "topology.link_delay", "200ns"),
+    // DeTail §8.1: 8 racks x 12 servers, multi-rooted tree oversubscribed 3:1, 1 GbE (§6, footnote 2).
+    ("detail96", "topology.racks", "8"),
+    ("detail96", "topology.hosts_per_rack", "12"),
+    ("detail96", "topology.spines", "4"),
+    ("detail96", "topology.link_rate", "1Gbps"),
+    ("detail96", "topology.fabric_rate", "1Gbps"),
+    ("poisson", "workload.cdf", "websearch"),
+    // pFabric (FastLane §5: 250 us timeouts; pFabric §4.3: no fast retransmit).
+    ("pfabric", "transport.rto_min", "250us"),
+    ("pfabric", "transport.dupack_threshold", "off"),
+];
+
+pub(super) fn keydef(path: &str) -> &'static KeyDef {
+    KEYS.iter()
+        .find(|k| k.path == path)
+        .unwrap_or_else(|| panic!("scenario key {path} is not in KEYS"))
+}
+
+pub(super) fn unknown_key_message(path: &str) -> String {
+    // Suggest the closest known key: same leaf name in another section, or same section.
+    let leaf = path.rsplit('.').next().unwrap_or(path);
+    let near: Vec<&str> = KEYS
+        .iter()
+        .filter(|k| k.path.ends_with(&format!(".{leaf}")) || edit_distance(k.path, path) <= 2)
+        .map(|k| k.path)
+        .collect();
+    if near.is_empty() {
+        "unknown key (see docs/reference.md)".to_string()
+    } else {
+        format!("unknown key; did you mean {}?", near.join(" or "))
+    }
+}
+
+pub(super) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

@@ -1,0 +1,306 @@
+//! The scenario: every key, its type, default and meaning, defined once in
+//! [`keys::KEYS`], read section by section (one module each) into the typed scenario.
+//!
+//! Parsing walks that table, so an unknown key, a key that does not apply to the chosen
+//! kind, or a bad unit is refused with the key and the value named; the resolved scenario
+//! (every applicable key with its effective value) and the reference page
+//! (`docs/reference.md`) are both generated from the same table.
+
+pub mod error;
+pub mod host;
+pub mod keys;
+pub mod reader;
+pub mod reference;
+pub mod run;
+pub mod switch;
+pub mod topology;
+pub mod transport;
+pub mod workload;
+
+pub use error::ScenarioError;
+pub use host::HostSpec;
+pub use reference::reference_markdown;
+pub use run::RunSpec;
+pub use switch::{Forwarding, QueueKind, RouteSpec, SwitchSpec};
+pub use topology::{Shape, TopologySpec};
+pub use transport::{TransportKind, TransportSpec};
+pub use workload::{parse_trace_csv, BackgroundSpec, FlowSpec, ResponseSize, WorkloadSpec};
+
+use crate::packet::wire::wire_bytes;
+use crate::units;
+use host::read_host;
+use keys::{unknown_key_message, KEYS};
+use reader::Reader;
+use run::read_run;
+use std::path::Path;
+use switch::read_switch;
+use toml::{Table, Value};
+use topology::read_topology;
+use transport::read_transport;
+use workload::{read_background, read_workload};
+
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub topology: TopologySpec,
+    pub switch: SwitchSpec,
+    pub host: HostSpec,
+    pub transport: TransportSpec,
+    pub workload: WorkloadSpec,
+    pub background: Option<BackgroundSpec>,
+    pub run: RunSpec,
+    /// Every applicable key with its effective value, as TOML.
+    pub resolved: String,
+}
+
+impl Scenario {
+    /// Parses scenario text, applies `--set key=value` overrides, resolves defaults and validates.
+    /// `base_dir` resolves relative file paths (CDFs, traces).
+    pub fn parse(
+        text: &str,
+        overrides: &[String],
+        base_dir: Option<&Path>,
+    ) -> Result<Scenario, ScenarioError> {
+        let mut table: Table = text.parse().map_err(|e: toml::de::Error| {
+            ScenarioError::new("(file)", "", format!("not valid TOML: {}", e.message()))
+        })?;
+        for o in overrides {
+            apply_override(&mut table, o)?;
+        }
+        Self::from_table(&table, base_dir)
+    }
+
+    pub fn from_table(table: &Table, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
+        let mut r = Reader::new(table, base_dir)?;
+        let topology = read_topology(&mut r)?;
+        let hosts = topology.shape.host_count();
+        let switch = read_switch(&mut r, &topology.shape)?;
+        if switch.buffer < 1600 {
+            return Err(r.err(
+                "switch.buffer",
+                "must hold at least one full-size packet (1600 B)",
+            ));
+        }
+        let host = read_host(&mut r, &switch)?;
+        let transport = read_transport(&mut r, &topology)?;
+        if transport.kind == TransportKind::Dctcp {
+            if switch.codel.is_none() && switch.ecn_threshold.is_none() {
+                return Err(r.err(
+                    "transport.kind",
+                    "dctcp follows ECN marks: set switch.ecn = \"threshold\" (DCTCP's K) or \"codel\"",
+                ));
+            }
+            if !transport.ecn {
+                return Err(r.err("transport.ecn", "dctcp is ECN-capable by definition"));
+            }
+        }
+        if !transport.ecn && (switch.codel.is_some() || switch.ecn_threshold.is_some()) {
+            // Non-ECT packets are never marked, and a quench is answered like an echo.
+            return Err(r.err(
+                "transport.ecn",
+                "with switch.ecn marking, senders that are not ECN-capable would see nothing of it \
+                 (marks go only to ECN-capable packets; Source Quench is answered like an ECN echo): \
+                 set switch.ecn = \"off\" for a network that signals by loss alone",
+            ));
+        }
+        let workload = read_workload(&mut r, hosts)?;
+        let background = read_background(&mut r, hosts)?;
+        let run = read_run(&mut r)?;
+        if run.duration.is_none() {
+            // Open-loop arrivals with no end would run (and grow) forever.
+            let endless = match &workload {
+                WorkloadSpec::Poisson { max_flows, .. } => {
+                    max_flows.is_none().then_some("max_flows")
+                }
+                WorkloadSpec::Query { queries, .. } | WorkloadSpec::ShortLong { queries, .. } => {
+                    queries.is_none().then_some("queries")
+                }
+                _ => None,
+            };
+            if let Some(limit) = endless {
+                return Err(r.err(
+                    "run.duration",
+                    format!(
+                        "this workload generates arrivals until run.duration or workload.{limit} \
+                         stops it: set one of them"
+                    ),
+                ));
+            }
+        }
+        check_buffers(&r, &topology, &switch, &host, &transport)?;
+        let resolved = r.render();
+        Ok(Scenario {
+            topology,
+            switch,
+            host,
+            transport,
+            workload,
+            background,
+            run,
+            resolved,
+        })
+    }
+
+    pub fn host_count(&self) -> u32 {
+        self.topology.shape.host_count()
+    }
+}
+
+/// Every buffer must hold one full-size frame, or the packets that need it could never
+/// leave (a NIC that cannot hold one resends it forever).
+fn check_buffers(
+    r: &Reader,
+    t: &TopologySpec,
+    sw: &SwitchSpec,
+    host: &HostSpec,
+    tr: &TransportSpec,
+) -> Result<(), ScenarioError> {
+    let frame = wire_bytes(tr.mss + tr.header_bytes, t.framing_bytes) as u64;
+    let tiered = matches!(t.shape, Shape::LeafSpine { .. } | Shape::FatTree { .. });
+    let buffers = [
+        ("switch.buffer", Some(sw.buffer)),
+        ("switch.edge_buffer", Some(sw.edge_buffer)),
+        ("switch.spine_buffer", tiered.then_some(sw.spine_buffer)),
+        ("host.nic_buffer", host.nic_buffer),
+    ];
+    for (key, b) in buffers {
+        if let Some(b) = b.filter(|&b| b < frame) {
+            return Err(r.err_value(
+                key,
+                units::format_size(b),
+                format!(
+                    "smaller than one full-size frame on the wire ({frame} B: transport.mss + \
+                     transport.header_bytes + Ethernet framing)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Applies one `--set section.key=value` override. The value is read as TOML when it
+/// parses (numbers, booleans, quoted strings, arrays), otherwise as a bare string
+/// (`10Gbps`, `off`).
+pub fn apply_override(table: &mut Table, assignment: &str) -> Result<(), ScenarioError> {
+    let (path, raw) = assignment
+        .split_once('=')
+        .ok_or_else(|| ScenarioError::new("--set", assignment, "expected key.path=value"))?;
+    let path = path.trim();
+    let raw = raw.trim();
+    let (section, key) = path
+        .split_once('.')
+        .ok_or_else(|| ScenarioError::new(path, raw, "expected section.key (e.g. topology.k)"))?;
+    if !KEYS.iter().any(|k| k.path == path) {
+        return Err(ScenarioError::new(path, raw, unknown_key_message(path)));
+    }
+    let value = raw
+        .parse::<Value>()
+        .unwrap_or_else(|_| Value::String(raw.to_string()));
+    let sect = table
+        .entry(section.to_string())
+        .or_insert_with(|| Value::Table(Table::new()));
+    match sect {
+        Value::Table(t) => {
+            t.insert(key.to_string(), value);
+            Ok(())
+        }
+        _ => Err(ScenarioError::new(section, "", "must be a table")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::parse(text, &[], None)
+    }
+
+    #[test]
+    fn defaults_resolve() {
+        let s = parse("").unwrap();
+        assert_eq!(s.topology.link_rate, 10_000_000_000);
+        assert_eq!(s.switch.buffer, 131_072);
+        assert_eq!(s.transport.rto_init, s.transport.rto_min);
+        assert!(s.resolved.contains("[topology]"));
+        // The resolved text parses back to the same scenario.
+        let again = parse(&s.resolved).unwrap();
+        assert_eq!(again.resolved, s.resolved);
+    }
+
+    #[test]
+    fn presets_fill_in_paper_parameters() {
+        let s = parse("[topology]\nkind = \"pfabric144\"").unwrap();
+        assert_eq!(s.host_count(), 144);
+        assert_eq!(s.topology.fabric_rate, 40_000_000_000);
+        assert_eq!(s.topology.link_delay, 200_000);
+        let d = parse("[topology]\nkind = \"detail96\"").unwrap();
+        assert_eq!(d.host_count(), 96);
+        assert_eq!(d.topology.link_rate, 1_000_000_000);
+    }
+
+    #[test]
+    fn unknown_and_misplaced_keys_are_named() {
+        let e = parse("[switch]\nbufer = \"1KB\"").unwrap_err();
+        assert_eq!(e.key, "switch.bufer");
+        assert!(e.message.contains("switch.buffer"), "{e}");
+        let e = parse("[topology]\nkind = \"star\"\nk = 8").unwrap_err();
+        assert_eq!(e.key, "topology.k");
+        assert!(e.message.contains("does not apply"));
+        let e = parse("[topology]\nlink_rate = \"10GB\"").unwrap_err();
+        assert_eq!(e.key, "topology.link_rate");
+        assert_eq!(e.value, "\"10GB\"");
+        let e = parse("[topology]\nkind = \"fat_tree\"\nk = 7").unwrap_err();
+        assert_eq!(e.key, "topology.k");
+    }
+
+    #[test]
+    fn overrides_apply_and_validate() {
+        let s = Scenario::parse(
+            "",
+            &[
+                "workload.senders=64".into(),
+                "topology.link_rate=1Gbps".into(),
+            ],
+            None,
+        )
+        .unwrap();
+        assert!(matches!(
+            s.workload,
+            WorkloadSpec::Incast { senders: 64, .. }
+        ));
+        assert_eq!(s.topology.link_rate, 1_000_000_000);
+        let e = Scenario::parse("", &["transport.dupack_threshold=-1".into()], None).unwrap_err();
+        assert_eq!(e.key, "transport.dupack_threshold");
+        let e = Scenario::parse("", &["nonsense".into()], None).unwrap_err();
+        assert_eq!(e.key, "--set");
+    }
+
+    #[test]
+    fn reference_lists_every_key() {
+        let r = reference_markdown();
+        for k in KEYS {
+            assert!(r.contains(&format!("`{}`", k.path)));
+        }
+    }
+
+    /// Turbo §5: pFabric's "initial CWND of one BDP number of packets, or 4" on this
+    /// topology: the BDP (10 Gbps x a full packet's and an ACK's RTT) is 6040 B, 3.93
+    /// packets of 1538 B on the wire (it was divided by the 1460 B payload: 5).
+    #[test]
+    fn pfabric_bdp_is_counted_in_packets_on_the_wire() {
+        let s =
+            parse("[topology]\nkind = \"pfabric144\"\n[transport]\nkind = \"pfabric\"").unwrap();
+        assert_eq!(s.transport.init_cwnd, 4);
+        assert_eq!(s.transport.max_cwnd, Some(8));
+    }
+
+    /// Only pFabric's window is capped: elsewhere the key did nothing, silently.
+    #[test]
+    fn max_cwnd_is_refused_where_it_does_nothing() {
+        for kind in ["tcp", "cubic", "dctcp"] {
+            let e = parse(&format!("[transport]\nkind = \"{kind}\"\nmax_cwnd = 20")).unwrap_err();
+            assert_eq!(e.key, "transport.max_cwnd", "{kind}");
+        }
+        assert!(parse("[transport]\nkind = \"pfabric\"\nmax_cwnd = 20").is_ok());
+    }
+}

@@ -1,0 +1,332 @@
+//! `[switch]`: buffers, queue discipline, ECN marking, overflow action, forwarding.
+
+use super::error::ScenarioError;
+use super::reader::Reader;
+use super::topology::Shape;
+use crate::switch::marking::codel::CodelConfig;
+use crate::switch::overflow::fastlane::FastLaneConfig;
+use crate::switch::overflow::Overflow;
+use crate::units;
+use toml::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forwarding {
+    Ecmp,
+    Spray,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueKind {
+    DropTail,
+    PFabric,
+}
+
+/// A forwarding override: at switch `at`, packets for `to` leave toward `via`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteSpec {
+    pub at: u32,
+    /// Destination hosts; empty means all.
+    pub to: Vec<u32>,
+    /// Neighbouring nodes to forward to.
+    pub via: Vec<u32>,
+    /// One positive weight per `via`, when the choice is weighted per packet.
+    pub weights: Option<Vec<f64>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SwitchSpec {
+    pub buffer: u64,
+    /// Buffer of host-facing switch ports.
+    pub edge_buffer: u64,
+    /// Buffer of the top tier's ports.
+    pub spine_buffer: u64,
+    /// DCTCP-style marking threshold K, when `switch.ecn = "threshold"`.
+    pub ecn_threshold: Option<u64>,
+    /// CP's extra allowance for payload-cut packets and PACKs.
+    pub cut_extra: u64,
+    pub forwarding: Forwarding,
+    pub queue: QueueKind,
+    pub overflow: Overflow,
+    pub fastlane: FastLaneConfig,
+    /// CoDel marking, when `switch.ecn = "codel"`.
+    pub codel: Option<CodelConfig>,
+    pub routes: Vec<RouteSpec>,
+}
+
+pub(super) fn read_switch(r: &mut Reader, shape: &Shape) -> Result<SwitchSpec, ScenarioError> {
+    let buffer = r.size("switch.buffer")?;
+    let forwarding = match r.choice("switch.forwarding")? {
+        "spray" => Forwarding::Spray,
+        _ => Forwarding::Ecmp,
+    };
+    let queue = match r.choice("switch.queue")? {
+        "pfabric" => QueueKind::PFabric,
+        _ => QueueKind::DropTail,
+    };
+    let overflow = match r.choice("switch.overflow")? {
+        "fastlane" => Overflow::FastLane,
+        "source_quench" => Overflow::SourceQuench,
+        "cut_payload" => Overflow::CutPayload,
+        _ => Overflow::Drop,
+    };
+    let edge_buffer = r.opt_size("switch.edge_buffer")?.unwrap_or(buffer);
+    r.record(
+        "switch.edge_buffer",
+        Value::String(units::format_size(edge_buffer)),
+    );
+    let spine_buffer = r.opt_size("switch.spine_buffer")?.unwrap_or(buffer);
+    r.record(
+        "switch.spine_buffer",
+        Value::String(units::format_size(spine_buffer)),
+    );
+    let cut_extra = r.size("switch.cut_payload_extra")?;
+    if queue == QueueKind::PFabric && overflow == Overflow::CutPayload {
+        return Err(r.err(
+            "switch.overflow",
+            "cut_payload is defined for the droptail queue (CP §4.2); pFabric evicts by priority instead",
+        ));
+    }
+    let ecn_kind = r.choice("switch.ecn")?;
+    let ecn_threshold = if ecn_kind == "threshold" {
+        Some(r.size("switch.ecn_threshold")?)
+    } else {
+        None
+    };
+    let codel = match ecn_kind {
+        "codel" => {
+            let target = r.time("switch.codel_target")?;
+            let interval = r.time("switch.codel_interval")?;
+            for (key, t) in [
+                ("switch.codel_target", target),
+                ("switch.codel_interval", interval),
+            ] {
+                if t == 0 {
+                    return Err(r.err(key, "CoDel's target and interval must be positive"));
+                }
+            }
+            Some(CodelConfig {
+                target,
+                interval,
+                mtu_bytes: 1538,
+            })
+        }
+        _ => None,
+    };
+    if overflow == Overflow::SourceQuench && codel.is_none() && ecn_threshold.is_none() {
+        return Err(r.err(
+            "switch.overflow",
+            "source_quench sends quenches when the ECN marker marks: set switch.ecn = \"codel\"",
+        ));
+    }
+    let bandwidth = r.float_in("switch.fastlane_bandwidth", 0.0, 1.0)?;
+    // §3.3.2: 2.5% of the port buffer (3.2 KB of 128 KB).
+    let fl_buffer = r
+        .opt_size("switch.fastlane_buffer")?
+        .unwrap_or(buffer * 25 / 1000);
+    r.record(
+        "switch.fastlane_buffer",
+        Value::String(units::format_size(fl_buffer)),
+    );
+    let strict = r.bool("switch.fastlane_strict")?;
+    if overflow == Overflow::FastLane && fl_buffer < 64 {
+        return Err(r.err(
+            "switch.fastlane_buffer",
+            "must hold at least one 64 B notification",
+        ));
+    }
+    Ok(SwitchSpec {
+        buffer,
+        edge_buffer,
+        spine_buffer,
+        ecn_threshold,
+        cut_extra,
+        forwarding,
+        queue,
+        overflow,
+        fastlane: FastLaneConfig {
+            bandwidth_ppm: (bandwidth * 1e6).round() as u64,
+            buffer: fl_buffer,
+            strict,
+        },
+        codel,
+        routes: r.routes(shape)?,
+    })
+}
+
+pub(super) fn route_from_value(
+    v: &Value,
+    i: usize,
+    shape: &Shape,
+    linked: &std::collections::HashSet<(u32, u32)>,
+) -> Result<RouteSpec, ScenarioError> {
+    let key = format!("switch.routes[{i}]");
+    let Value::Table(t) = v else {
+        return Err(ScenarioError::new(
+            &key,
+            v,
+            "expected a table {at, to, via, weights}",
+        ));
+    };
+    let field = |k: &str| (format!("{key}.{k}"), t.get(k));
+    for k in t.keys() {
+        if !["at", "to", "via", "weights"].contains(&k.as_str()) {
+            return Err(ScenarioError::new(
+                &format!("{key}.{k}"),
+                &t[k],
+                "unknown field (expected at, to, via, weights)",
+            ));
+        }
+    }
+    let hosts = shape.host_count();
+    let node = |k: &str, x: &Value| -> Result<u32, ScenarioError> {
+        let found = match x {
+            Value::String(name) => shape.node_named(name),
+            Value::Integer(n) if *n >= 0 && (*n as u64) < shape.node_count() as u64 => {
+                Some(*n as u32)
+            }
+            _ => None,
+        };
+        found.ok_or_else(|| {
+            ScenarioError::new(
+                k,
+                x,
+                format!(
+                    "not a node of this topology (names like {} and {})",
+                    shape.node_name(0),
+                    shape.node_name(hosts)
+                ),
+            )
+        })
+    };
+    let (k, at) = field("at");
+    let at = node(&k, at.ok_or_else(|| ScenarioError::new(&k, "", "missing"))?)?;
+    if at < hosts {
+        return Err(ScenarioError::new(
+            &k,
+            &t["at"],
+            "must be a switch; hosts do not forward",
+        ));
+    }
+    let list = |k: &str, x: Option<&Value>| -> Result<Vec<Value>, ScenarioError> {
+        match x {
+            None => Ok(Vec::new()),
+            Some(Value::Array(a)) if !a.is_empty() => Ok(a.clone()),
+            Some(x) => Err(ScenarioError::new(k, x, "expected a non-empty list")),
+        }
+    };
+    let (k, to) = field("to");
+    let mut dsts = Vec::new();
+    for x in list(&k, to)? {
+        match x {
+            Value::Integer(h) if h >= 0 && (h as u64) < hosts as u64 => dsts.push(h as u32),
+            _ => {
+                return Err(ScenarioError::new(
+                    &k,
+                    &x,
+                    format!("not a host index (the topology has hosts 0..{})", hosts - 1),
+                ))
+            }
+        }
+    }
+    let (k, via) = field("via");
+    if via.is_none() {
+        return Err(ScenarioError::new(
+            &k,
+            "",
+            "missing: the neighbours to forward to",
+        ));
+    }
+    let via_values = list(&k, via)?;
+    let via = via_values
+        .iter()
+        .map(|x| node(&k, x))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (x, &v) in via_values.iter().zip(&via) {
+        if !linked.contains(&(at, v)) {
+            return Err(ScenarioError::new(
+                &k,
+                x,
+                format!(
+                    "{} is not linked to {}",
+                    shape.node_name(v),
+                    shape.node_name(at)
+                ),
+            ));
+        }
+        // A host only receives: forwarding to one is right only for its own packets.
+        if v < hosts && (dsts.is_empty() || dsts.iter().any(|&d| d != v)) {
+            return Err(ScenarioError::new(
+                &k,
+                x,
+                format!(
+                    "{} is a host, and hosts do not forward: `to` may name only it",
+                    shape.node_name(v)
+                ),
+            ));
+        }
+    }
+    let (k, w) = field("weights");
+    let weights = match w {
+        None => None,
+        Some(x) => {
+            let ws = list(&k, Some(x))?
+                .iter()
+                .map(|w| match w {
+                    Value::Float(f) if *f >= 0.0 && f.is_finite() => Ok(*f),
+                    Value::Integer(n) if *n >= 0 => Ok(*n as f64),
+                    _ => Err(ScenarioError::new(
+                        &k,
+                        w,
+                        "weights are non-negative numbers",
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if ws.len() != via.len() {
+                return Err(ScenarioError::new(
+                    &k,
+                    x,
+                    format!("needs one weight per `via` entry ({})", via.len()),
+                ));
+            }
+            let sum: f64 = ws.iter().sum();
+            if sum <= 0.0 || !sum.is_finite() {
+                return Err(ScenarioError::new(
+                    &k,
+                    x,
+                    "at least one weight must be positive, and their sum finite",
+                ));
+            }
+            Some(ws)
+        }
+    };
+    Ok(RouteSpec {
+        at,
+        to: dsts,
+        via,
+        weights,
+    })
+}
+
+impl Reader<'_> {
+    pub(super) fn routes(&mut self, shape: &Shape) -> Result<Vec<RouteSpec>, ScenarioError> {
+        const KEY: &str = "switch.routes";
+        let Some(v) = self.raw(KEY) else {
+            return Ok(Vec::new());
+        };
+        let Value::Array(a) = v else {
+            return Err(ScenarioError::new(
+                KEY,
+                v,
+                "expected [[switch.routes]] tables",
+            ));
+        };
+        let linked = shape.neighbours();
+        let routes = a
+            .iter()
+            .enumerate()
+            .map(|(i, t)| route_from_value(t, i, shape, &linked))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.record(KEY, v.clone());
+        Ok(routes)
+    }
+}

@@ -1,0 +1,155 @@
+//! `[topology]`: the shape of the network, its links and framing.
+
+use super::error::ScenarioError;
+use super::reader::Reader;
+use crate::units::{self, Ps};
+use toml::Value;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    Star {
+        hosts: u32,
+    },
+    Dumbbell {
+        hosts: u32,
+    },
+    LeafSpine {
+        racks: u32,
+        hosts_per_rack: u32,
+        spines: u32,
+    },
+    FatTree {
+        k: u32,
+    },
+}
+
+impl Shape {
+    pub fn host_count(&self) -> u32 {
+        match *self {
+            Shape::Star { hosts } | Shape::Dumbbell { hosts } => hosts,
+            Shape::LeafSpine {
+                racks,
+                hosts_per_rack,
+                ..
+            } => racks * hosts_per_rack,
+            Shape::FatTree { k } => k * k * k / 4,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TopologySpec {
+    pub kind: String,
+    pub shape: Shape,
+    pub link_rate: u64,
+    pub link_delay: Ps,
+    pub fabric_rate: u64,
+    pub fabric_delay: Ps,
+    pub framing_bytes: u32,
+    pub clock_ppm: f64,
+}
+
+/// Most ports one node may have: a port index is 16 bits.
+const MAX_PORTS: u64 = 1 << 16;
+
+/// Most routing-table entries (one per switch and destination host, 4 bytes each): 4 GiB.
+const MAX_ROUTE_ENTRIES: u64 = 1 << 30;
+
+pub(super) fn route_table_message(hosts: u64, switches: u64) -> String {
+    format!(
+        "{hosts} hosts and {switches} switches need {:.1} GiB of routing tables \
+         (4 bytes per switch and destination); at most {} GiB",
+        (hosts * switches * 4) as f64 / (1u64 << 30) as f64,
+        (MAX_ROUTE_ENTRIES * 4) >> 30
+    )
+}
+
+pub(super) fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioError> {
+    let kind = r.choice("topology.kind")?.to_string();
+    let shape = match kind.as_str() {
+        // One switch port per host: port indices are 16 bits.
+        "star" => Shape::Star {
+            hosts: r.uint("topology.hosts", 2, MAX_PORTS)? as u32,
+        },
+        "dumbbell" => {
+            let hosts = r.uint("topology.hosts", 2, 2 * (MAX_PORTS - 1))? as u32;
+            if !hosts.is_multiple_of(2) {
+                return Err(r.err("topology.hosts", "a dumbbell needs an even number of hosts"));
+            }
+            Shape::Dumbbell { hosts }
+        }
+        "fat_tree" => {
+            let k = r.uint("topology.k", 2, 64)? as u32;
+            if !k.is_multiple_of(2) {
+                return Err(r.err("topology.k", "fat-tree arity must be even"));
+            }
+            Shape::FatTree { k }
+        }
+        _ => {
+            let racks = r.uint("topology.racks", 1, 1 << 16)? as u32;
+            let hosts_per_rack = r.uint("topology.hosts_per_rack", 1, 1 << 16)? as u32;
+            let spines = r.uint("topology.spines", 1, 1 << 12)? as u32;
+            if u64::from(hosts_per_rack) + u64::from(spines) > MAX_PORTS {
+                return Err(r.err(
+                    "topology.hosts_per_rack",
+                    format!(
+                        "a leaf would have {} ports (hosts_per_rack + spines); at most {MAX_PORTS}",
+                        u64::from(hosts_per_rack) + u64::from(spines)
+                    ),
+                ));
+            }
+            let (hosts, switches) = (
+                u64::from(racks) * u64::from(hosts_per_rack),
+                u64::from(racks) + u64::from(spines),
+            );
+            if hosts * switches > MAX_ROUTE_ENTRIES {
+                return Err(r.err("topology.racks", route_table_message(hosts, switches)));
+            }
+            if racks * hosts_per_rack < 2 {
+                return Err(r.err(
+                    "topology.hosts_per_rack",
+                    "the topology needs at least 2 hosts",
+                ));
+            }
+            Shape::LeafSpine {
+                racks,
+                hosts_per_rack,
+                spines,
+            }
+        }
+    };
+    let link_rate = r.rate("topology.link_rate")?;
+    let link_delay = r.time("topology.link_delay")?;
+    let has_fabric = !matches!(shape, Shape::Star { .. });
+    let (fabric_rate, fabric_delay) = if has_fabric {
+        (
+            r.opt_rate("topology.fabric_rate")?.unwrap_or(link_rate),
+            r.opt_time_derived("topology.fabric_delay")?
+                .unwrap_or(link_delay),
+        )
+    } else {
+        (link_rate, link_delay)
+    };
+    if has_fabric {
+        r.record(
+            "topology.fabric_rate",
+            Value::String(units::format_rate(fabric_rate)),
+        );
+        r.record(
+            "topology.fabric_delay",
+            Value::String(units::format_time(fabric_delay)),
+        );
+    }
+    let framing_bytes = r.uint("topology.framing_bytes", 0, 1000)? as u32;
+    let clock_ppm = r.float_in("topology.clock_ppm", -1.0, 1000.0)?;
+    Ok(TopologySpec {
+        kind,
+        shape,
+        link_rate,
+        link_delay,
+        fabric_rate,
+        fabric_delay,
+        framing_bytes,
+        clock_ppm,
+    })
+}

@@ -1,0 +1,187 @@
+//! `[transport]`: the transport and its TCP settings.
+
+use super::error::ScenarioError;
+use super::reader::Reader;
+use super::topology::{Shape, TopologySpec};
+use crate::packet::wire::wire_bytes;
+use crate::transport::tcp::PriorityMode;
+use crate::units::{self, Ps};
+use toml::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportKind {
+    Tcp,
+    /// TCP with CUBIC's window (RFC 8312, Linux 2.6.38).
+    Cubic,
+    Dctcp,
+    PFabric,
+}
+
+#[derive(Debug, Clone)]
+pub struct TransportSpec {
+    pub kind: TransportKind,
+    pub mss: u32,
+    pub header_bytes: u32,
+    pub init_cwnd: u32,
+    pub rwnd: u64,
+    pub per_ack_increase: bool,
+    pub cwnd_limited: bool,
+    pub ssthresh_from_cwnd: bool,
+    pub rto_min: Ps,
+    pub rto_init: Ps,
+    pub rto_max: Ps,
+    pub dupack_threshold: Option<u32>,
+    pub max_reordering: Option<u32>,
+    pub tso_defer: Option<Ps>,
+    pub undo: bool,
+    pub delayed_ack: Option<Ps>,
+    pub lost_retransmit: bool,
+    pub data_class: u8,
+    pub ack_class: u8,
+    pub max_cwnd: Option<u32>,
+    pub ecn: bool,
+    pub ooo_option: bool,
+    pub priority: PriorityMode,
+    pub probe_after: Option<u32>,
+    pub dctcp_g: f64,
+    pub cp: bool,
+    pub rearm_rto: bool,
+}
+
+/// One BDP of the longest host-to-host path, in segments: the base RTT (a full data
+/// packet out and an ACK back, store-and-forward, no queueing) times the host link rate.
+pub(super) fn bdp_segments(t: &TopologySpec, mss: u32, header: u32) -> u32 {
+    let (lr, ld, fr, fd) = (t.link_rate, t.link_delay, t.fabric_rate, t.fabric_delay);
+    let fabric_hops = match t.shape {
+        Shape::Star { .. } => 0,
+        Shape::Dumbbell { .. } => 1,
+        Shape::LeafSpine { racks, .. } => {
+            if racks > 1 {
+                2
+            } else {
+                0
+            }
+        }
+        Shape::FatTree { .. } => 4,
+    };
+    let data = wire_bytes(mss + header, t.framing_bytes) as u64;
+    let ack = wire_bytes(header, t.framing_bytes) as u64;
+    let one_way = |bytes: u64| {
+        2 * (units::serialization_ps(bytes, lr) + ld)
+            + fabric_hops * (units::serialization_ps(bytes, fr) + fd)
+    };
+    let rtt = one_way(data) + one_way(ack);
+    let bdp_bytes = (lr as u128 * rtt as u128 / (8 * units::PS_PER_S as u128)) as u64;
+    // In full-size packets as they are on the wire (Turbo §5: "one BDP number of
+    // packets, or 4" on this topology), not in payload bytes per MSS.
+    bdp_bytes.div_ceil(data).max(1) as u32
+}
+
+pub(super) fn read_transport(
+    r: &mut Reader,
+    topo: &TopologySpec,
+) -> Result<TransportSpec, ScenarioError> {
+    let kind = match r.choice("transport.kind")? {
+        "pfabric" => TransportKind::PFabric,
+        "dctcp" => TransportKind::Dctcp,
+        "cubic" => TransportKind::Cubic,
+        _ => TransportKind::Tcp,
+    };
+    let mss = r.uint("transport.mss", 64, 9_000)? as u32;
+    let rto_min = r.time("transport.rto_min")?;
+    if rto_min == 0 {
+        return Err(r.err("transport.rto_min", "must be positive"));
+    }
+    let rto_init = r.opt_time_derived("transport.rto_init")?.unwrap_or(rto_min);
+    r.record(
+        "transport.rto_init",
+        Value::String(units::format_time(rto_init)),
+    );
+    let rto_max = r.time("transport.rto_max")?;
+    if rto_max < rto_min {
+        return Err(r.err("transport.rto_max", "must not be below transport.rto_min"));
+    }
+    let rwnd = r.size("transport.rwnd")?;
+    if rwnd < mss as u64 {
+        return Err(r.err(
+            "transport.rwnd",
+            "must hold at least one segment (transport.mss)",
+        ));
+    }
+    let header_bytes = r.uint("transport.header_bytes", 0, 1000)? as u32;
+    let init_cwnd = if kind == TransportKind::PFabric && r.raw("transport.init_cwnd").is_none() {
+        // pFabric §4.3: start at line rate.
+        let w = bdp_segments(topo, mss, header_bytes);
+        r.record("transport.init_cwnd", Value::Integer(w as i64));
+        w
+    } else {
+        r.uint("transport.init_cwnd", 1, 1 << 20)? as u32
+    };
+    let max_cwnd = match (kind == TransportKind::PFabric)
+        .then(|| r.opt_uint("transport.max_cwnd", 1))
+        .transpose()?
+        .flatten()
+    {
+        Some(m) => {
+            if m < init_cwnd as u64 {
+                return Err(r.err(
+                    "transport.max_cwnd",
+                    "must not be below transport.init_cwnd",
+                ));
+            }
+            Some(m.min(u32::MAX as u64) as u32)
+        }
+        None if kind == TransportKind::PFabric && r.raw("transport.max_cwnd").is_none() => {
+            let m = 2 * init_cwnd;
+            r.record("transport.max_cwnd", Value::Integer(m as i64));
+            Some(m)
+        }
+        None => None,
+    };
+    let (priority, probe_after) = if kind == TransportKind::PFabric {
+        let p = match r.choice("transport.priority")? {
+            "flow_size" => PriorityMode::FlowSize,
+            _ => PriorityMode::Remaining,
+        };
+        (p, r.opt_uint("transport.probe_after", 1)?.map(|v| v as u32))
+    } else {
+        (PriorityMode::Remaining, None)
+    };
+    Ok(TransportSpec {
+        kind,
+        mss,
+        header_bytes,
+        init_cwnd,
+        rwnd,
+        per_ack_increase: r.choice("transport.cwnd_increase")? == "acks",
+        cwnd_limited: r.bool("transport.cwnd_limited")?,
+        ssthresh_from_cwnd: r.choice("transport.ssthresh_from")? == "cwnd",
+        rto_min,
+        rto_init,
+        rto_max,
+        dupack_threshold: r
+            .opt_uint("transport.dupack_threshold", 1)?
+            .map(|v| v as u32),
+        max_reordering: r
+            .opt_uint("transport.max_reordering", 1)?
+            .map(|v| v.min(u32::MAX as u64) as u32),
+        tso_defer: r.opt_time("transport.tso_defer")?,
+        undo: r.bool("transport.undo")?,
+        delayed_ack: r.opt_time("transport.delayed_ack")?,
+        lost_retransmit: r.bool("transport.lost_retransmit")?,
+        data_class: r.uint("transport.data_class", 0, 7)? as u8,
+        ack_class: r.uint("transport.ack_class", 0, 7)? as u8,
+        max_cwnd,
+        ecn: r.bool("transport.ecn")?,
+        ooo_option: r.bool("transport.ooo_option")?,
+        priority,
+        probe_after,
+        rearm_rto: r.bool("transport.rearm_rto")?,
+        dctcp_g: if kind == TransportKind::Dctcp {
+            r.float_in("transport.dctcp_g", 0.0, 1.0)?
+        } else {
+            0.0
+        },
+        cp: r.bool("transport.cp")?,
+    })
+}

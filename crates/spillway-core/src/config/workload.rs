@@ -1,0 +1,550 @@
+//! `[workload]`: the traffic, and background flows beside it.
+
+use super::error::ScenarioError;
+use super::reader::{is_off, load_fraction, Reader};
+use crate::units::{self, Ps};
+use crate::workload::cdf::Cdf;
+use toml::Value;
+
+impl Reader<'_> {
+    pub(super) fn cdf(&mut self, path: &'static str) -> Result<Option<Cdf>, ScenarioError> {
+        let Some(v) = self.value(path) else {
+            return Ok(None);
+        };
+        let Value::String(name) = &v else {
+            return Err(ScenarioError::new(
+                path,
+                &v,
+                "expected a CDF name or file path",
+            ));
+        };
+        let cdf = match Cdf::builtin(name) {
+            Some(c) => c,
+            None => {
+                let p = self.resolve_path(name);
+                let text = std::fs::read_to_string(&p).map_err(|e| {
+                    ScenarioError::new(
+                        path,
+                        &v,
+                        format!(
+                            "not a built-in CDF ({}) and cannot read {}: {e}",
+                            Cdf::BUILTINS.join(", "),
+                            p.display()
+                        ),
+                    )
+                })?;
+                Cdf::parse(&text).map_err(|m| ScenarioError::new(path, &v, m))?
+            }
+        };
+        self.record(path, v.clone());
+        Ok(Some(cdf))
+    }
+
+    pub(super) fn hosts(
+        &mut self,
+        path: &'static str,
+        hosts: u32,
+    ) -> Result<Vec<u32>, ScenarioError> {
+        let Some(v) = self.raw(path) else {
+            return Ok((0..hosts).collect());
+        };
+        let Value::Array(a) = v else {
+            return Err(ScenarioError::new(
+                path,
+                v,
+                "expected a list of host indices",
+            ));
+        };
+        let mut out = Vec::with_capacity(a.len());
+        for x in a {
+            match x {
+                Value::Integer(i) if *i >= 0 && (*i as u64) < hosts as u64 => out.push(*i as u32),
+                _ => {
+                    return Err(ScenarioError::new(
+                        path,
+                        x,
+                        format!("not a host index (the topology has hosts 0..{})", hosts - 1),
+                    ))
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err(ScenarioError::new(path, v, "must name at least one host"));
+        }
+        // Rates are per listed host and workers are drawn as distinct: a repeat would
+        // silently double a host's load.
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(&d) = out.iter().find(|&&h| !seen.insert(h)) {
+            return Err(ScenarioError::new(
+                path,
+                v,
+                format!("host {d} is listed twice"),
+            ));
+        }
+        self.record(path, v.clone());
+        Ok(out)
+    }
+
+    pub(super) fn flows(&mut self, hosts: u32) -> Result<Vec<FlowSpec>, ScenarioError> {
+        let mut flows = Vec::new();
+        if let Some(v) = self.raw("workload.flows") {
+            let Value::Array(a) = v else {
+                return Err(ScenarioError::new(
+                    "workload.flows",
+                    v,
+                    "expected [[workload.flows]] tables",
+                ));
+            };
+            for (i, f) in a.iter().enumerate() {
+                flows.push(flow_from_value(f, i, hosts)?);
+            }
+            self.record("workload.flows", v.clone());
+        }
+        if let Some(v) = self.raw("workload.file") {
+            let Value::String(name) = v else {
+                return Err(ScenarioError::new(
+                    "workload.file",
+                    v,
+                    "expected a file path",
+                ));
+            };
+            let p = self.resolve_path(name);
+            let text = std::fs::read_to_string(&p).map_err(|e| {
+                ScenarioError::new(
+                    "workload.file",
+                    v,
+                    format!("cannot read {}: {e}", p.display()),
+                )
+            })?;
+            flows.extend(
+                parse_trace_csv(&text, hosts)
+                    .map_err(|m| ScenarioError::new("workload.file", v, m))?,
+            );
+            self.record("workload.file", v.clone());
+        }
+        Ok(flows)
+    }
+}
+
+/// Poisson background flows beside the workload (`workload.background_*`).
+#[derive(Debug, Clone)]
+pub struct BackgroundSpec {
+    pub load: f64,
+    pub cdf: Cdf,
+    pub scale: f64,
+    pub scale_above: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowSpec {
+    pub src: u32,
+    pub dst: u32,
+    pub size: u64,
+    pub start: Ps,
+}
+
+#[derive(Debug, Clone)]
+pub enum WorkloadSpec {
+    Incast {
+        all_to_all: bool,
+        /// Hosts the senders are spread over (many_to_one).
+        sources: Vec<u32>,
+        receiver: u32,
+        senders: u32,
+        size: u64,
+        rounds: u32,
+        period: Option<Ps>,
+        jitter: Ps,
+    },
+    Poisson {
+        load: f64,
+        cdf: Cdf,
+        sources: Vec<u32>,
+        destinations: Vec<u32>,
+        max_flows: Option<u64>,
+    },
+    Query {
+        load: f64,
+        queries: Option<u64>,
+        fanout: u32,
+        request_size: u64,
+        response: ResponseSize,
+        clients: Vec<u32>,
+        workers: Vec<u32>,
+    },
+    ShortLong {
+        load: f64,
+        short_fraction: f64,
+        long_size: u64,
+        request_size: u64,
+        queries: Option<u64>,
+        clients: Vec<u32>,
+        workers: Vec<u32>,
+    },
+    Trace {
+        flows: Vec<FlowSpec>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub enum ResponseSize {
+    Fixed(u64),
+    Cdf(Cdf),
+}
+
+impl ResponseSize {
+    pub fn mean(&self) -> f64 {
+        match self {
+            ResponseSize::Fixed(s) => *s as f64,
+            ResponseSize::Cdf(c) => c.mean(),
+        }
+    }
+}
+
+pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, ScenarioError> {
+    let kind = r.choice("workload.kind")?;
+    let host_in_range = |r: &Reader, key: &str, h: u64| -> Result<u32, ScenarioError> {
+        if h >= hosts as u64 {
+            Err(r.err_value(
+                key,
+                h,
+                format!("no such host: the topology has hosts 0..{}", hosts - 1),
+            ))
+        } else {
+            Ok(h as u32)
+        }
+    };
+    Ok(match kind {
+        "incast" => {
+            let receiver = r.uint("workload.receiver", 0, u32::MAX as u64)?;
+            let receiver = host_in_range(r, "workload.receiver", receiver)?;
+            let all_to_all = r.choice("workload.pattern")? == "all_to_all";
+            if all_to_all {
+                for k in ["workload.receiver", "workload.senders"] {
+                    if r.raw(k).is_some() {
+                        return Err(r.err(k, "does not apply to workload.pattern = \"all_to_all\" (every host receives from all others)"));
+                    }
+                }
+            }
+            let sources = if all_to_all {
+                if r.raw("workload.sources").is_some() {
+                    return Err(r.err(
+                        "workload.sources",
+                        "does not apply to workload.pattern = \"all_to_all\"",
+                    ));
+                }
+                Vec::new()
+            } else {
+                let s: Vec<u32> = r
+                    .hosts("workload.sources", hosts)?
+                    .into_iter()
+                    .filter(|&h| h != receiver)
+                    .collect();
+                if s.is_empty() {
+                    return Err(r.err("workload.sources", "no sender host other than the receiver"));
+                }
+                s
+            };
+            let senders = r.uint("workload.senders", 1, 1 << 20)? as u32;
+            let size = r.positive_size("workload.size")?;
+            let rounds = r.uint("workload.rounds", 1, 1 << 30)? as u32;
+            let period = r.opt_time("workload.period")?;
+            if period == Some(0) && rounds > 1 {
+                // Every round would start at the same instant, all flows at once.
+                return Err(r.err(
+                    "workload.period",
+                    "starts every round at the same instant: give a positive period, or `off` \
+                     to start each round when the previous one has arrived",
+                ));
+            }
+            WorkloadSpec::Incast {
+                all_to_all,
+                sources,
+                receiver,
+                senders,
+                size,
+                rounds,
+                period,
+                jitter: r.time("workload.jitter")?,
+            }
+        }
+        "poisson" => {
+            let load = r.load()?;
+            let cdf = r.cdf("workload.cdf")?.expect("poisson has a default cdf");
+            let sources = r.hosts("workload.sources", hosts)?;
+            let destinations = r.hosts("workload.destinations", hosts)?;
+            // Each source draws destinations until one is not itself.
+            if let Some(&s) = sources
+                .iter()
+                .find(|&&s| destinations.iter().all(|&d| d == s))
+            {
+                return Err(r.err(
+                    "workload.destinations",
+                    format!("source {s} has no destination other than itself"),
+                ));
+            }
+            WorkloadSpec::Poisson {
+                load,
+                cdf,
+                sources,
+                destinations,
+                max_flows: r.opt_uint("workload.max_flows", 1)?,
+            }
+        }
+        "request_response" | "partition_aggregate" => {
+            let load = r.load()?;
+            let queries = r.opt_uint("workload.queries", 1)?;
+            let fanout = if kind == "partition_aggregate" {
+                r.uint("workload.fanout", 1, 1 << 16)? as u32
+            } else {
+                1
+            };
+            let request_size = r.positive_size("workload.request_size")?;
+            let response = match r.cdf("workload.cdf")? {
+                Some(c) => ResponseSize::Cdf(c),
+                None => ResponseSize::Fixed(r.positive_size("workload.response_size")?),
+            };
+            let clients = r.hosts("workload.clients", hosts)?;
+            let workers = r.hosts("workload.workers", hosts)?;
+            // Every client needs `fanout` workers other than itself.
+            for &c in &clients {
+                let avail = workers.iter().filter(|&&w| w != c).count();
+                if avail < fanout as usize {
+                    return Err(r.err_value(
+                        "workload.fanout",
+                        fanout,
+                        format!("client {c} has only {avail} workers other than itself"),
+                    ));
+                }
+            }
+            WorkloadSpec::Query {
+                load,
+                queries,
+                fanout,
+                request_size,
+                response,
+                clients,
+                workers,
+            }
+        }
+        "short_long" => {
+            let load = r.load()?;
+            let short_fraction = r.float_in("workload.short_fraction", -1.0, 1.0)?;
+            let clients = r.hosts("workload.clients", hosts)?;
+            let workers = r.hosts("workload.workers", hosts)?;
+            // The widest short query asks 160 KB / 2 KB = 80 distinct workers.
+            let widest = crate::workload::short_long::MAX_FANOUT;
+            if short_fraction > 0.0 {
+                for &c in &clients {
+                    let avail = workers.iter().filter(|&&w| w != c).count();
+                    if avail < widest as usize {
+                        return Err(r.err_value(
+                            "workload.workers",
+                            avail,
+                            format!("client {c} has {avail} workers other than itself; short queries need up to {widest}"),
+                        ));
+                    }
+                }
+            } else if let Some(&c) = clients.iter().find(|&&c| workers.iter().all(|&w| w == c)) {
+                // A query from it would have no flow and never complete.
+                return Err(r.err(
+                    "workload.workers",
+                    format!("client {c} has no worker other than itself"),
+                ));
+            }
+            WorkloadSpec::ShortLong {
+                load,
+                short_fraction,
+                long_size: r.positive_size("workload.long_size")?,
+                request_size: r.positive_size("workload.request_size")?,
+                queries: r.opt_uint("workload.queries", 1)?,
+                clients,
+                workers,
+            }
+        }
+        _ => {
+            let flows = r.flows(hosts)?;
+            if flows.is_empty() {
+                return Err(r.err(
+                    "workload.flows",
+                    "a trace workload needs `flows` or `file` with at least one flow",
+                ));
+            }
+            WorkloadSpec::Trace { flows }
+        }
+    })
+}
+
+pub(super) fn read_background(
+    r: &mut Reader,
+    hosts: u32,
+) -> Result<Option<BackgroundSpec>, ScenarioError> {
+    let load = r
+        .typed(
+            "workload.background_load",
+            |v| {
+                if is_off(v) {
+                    return Ok(None);
+                }
+                load_fraction(v)
+                    .map(Some)
+                    .map_err(|e| format!("{e} or `off`"))
+            },
+            |o| match o {
+                Some(x) => Value::Float(*x),
+                None => Value::String("off".into()),
+            },
+        )?
+        .flatten();
+    let Some(load) = load else {
+        return Ok(None);
+    };
+    if hosts < 2 {
+        return Err(r.err("workload.background_load", "needs at least two hosts"));
+    }
+    let cdf = r.cdf("workload.background_cdf")?.expect("has a default");
+    let scale = r.float_in("workload.background_scale", 0.0, 1e6)?;
+    let scale_above = r.size("workload.background_scale_above")?;
+    Ok(Some(BackgroundSpec {
+        load,
+        cdf,
+        scale,
+        scale_above,
+    }))
+}
+
+pub(super) fn flow_from_value(f: &Value, i: usize, hosts: u32) -> Result<FlowSpec, ScenarioError> {
+    let key = format!("workload.flows[{i}]");
+    let Value::Table(t) = f else {
+        return Err(ScenarioError::new(
+            &key,
+            f,
+            "expected a table {src, dst, size, start}",
+        ));
+    };
+    for k in t.keys() {
+        if !["src", "dst", "size", "start"].contains(&k.as_str()) {
+            return Err(ScenarioError::new(
+                &format!("{key}.{k}"),
+                &t[k],
+                "unknown key (src, dst, size, start)",
+            ));
+        }
+    }
+    let host = |name: &str| -> Result<u32, ScenarioError> {
+        match t.get(name) {
+            Some(Value::Integer(h)) if *h >= 0 && (*h as u64) < hosts as u64 => Ok(*h as u32),
+            Some(v) => Err(ScenarioError::new(
+                &format!("{key}.{name}"),
+                v,
+                format!("not a host index (the topology has hosts 0..{})", hosts - 1),
+            )),
+            None => Err(ScenarioError::new(&format!("{key}.{name}"), "", "missing")),
+        }
+    };
+    let src = host("src")?;
+    let dst = host("dst")?;
+    if src == dst {
+        return Err(ScenarioError::new(
+            &format!("{key}.dst"),
+            dst,
+            "a flow needs two different hosts",
+        ));
+    }
+    let size = match t.get("size") {
+        Some(Value::Integer(s)) if *s > 0 => units::check_size(*s as u64)
+            .map_err(|m| ScenarioError::new(&format!("{key}.size"), s, m))?,
+        Some(Value::String(s)) => units::parse_size(s)
+            .and_then(|v| {
+                if v > 0 {
+                    Ok(v)
+                } else {
+                    Err("must be positive".into())
+                }
+            })
+            .map_err(|m| ScenarioError::new(&format!("{key}.size"), s, m))?,
+        Some(v) => {
+            return Err(ScenarioError::new(
+                &format!("{key}.size"),
+                v,
+                "must be a positive size",
+            ))
+        }
+        None => return Err(ScenarioError::new(&format!("{key}.size"), "", "missing")),
+    };
+    let start = match t.get("start") {
+        None => 0,
+        Some(Value::Integer(0)) => 0,
+        Some(Value::String(s)) => {
+            units::parse_time(s).map_err(|m| ScenarioError::new(&format!("{key}.start"), s, m))?
+        }
+        Some(v) => {
+            return Err(ScenarioError::new(
+                &format!("{key}.start"),
+                v,
+                "must be a time (`10us`)",
+            ))
+        }
+    };
+    Ok(FlowSpec {
+        src,
+        dst,
+        size,
+        start,
+    })
+}
+
+/// Trace CSV: header `src,dst,size_bytes,start_us`, one flow per line.
+pub fn parse_trace_csv(text: &str, hosts: u32) -> Result<Vec<FlowSpec>, String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (_, header) = lines.next().ok_or("empty trace file")?;
+    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
+    if cols != ["src", "dst", "size_bytes", "start_us"] {
+        return Err(format!(
+            "header must be src,dst,size_bytes,start_us, found {header}"
+        ));
+    }
+    let mut flows = Vec::new();
+    for (n, line) in lines {
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        let bad = |what: &str| format!("line {}: {what}: {line}", n + 1);
+        if f.len() != 4 {
+            return Err(bad("expected 4 fields"));
+        }
+        let src: u32 = f[0].parse().map_err(|_| bad("src is not a host index"))?;
+        let dst: u32 = f[1].parse().map_err(|_| bad("dst is not a host index"))?;
+        if src >= hosts || dst >= hosts {
+            return Err(bad(&format!("no such host (hosts 0..{})", hosts - 1)));
+        }
+        if src == dst {
+            return Err(bad("src equals dst"));
+        }
+        let size: u64 = f[2]
+            .parse()
+            .map_err(|_| bad("size_bytes is not a positive integer"))?;
+        if size == 0 {
+            return Err(bad("size_bytes must be positive"));
+        }
+        units::check_size(size).map_err(|m| bad(&format!("size_bytes: {m}")))?;
+        let start_us: f64 = f[3].parse().map_err(|_| bad("start_us is not a number"))?;
+        if !(start_us >= 0.0 && start_us.is_finite()) {
+            return Err(bad("start_us must be a non-negative number"));
+        }
+        if start_us * units::PS_PER_US as f64 > units::MAX_TIME as f64 {
+            return Err(bad(
+                "start_us is later than 1 day, the longest time a scenario may give",
+            ));
+        }
+        let start = (start_us * units::PS_PER_US as f64).round() as Ps;
+        flows.push(FlowSpec {
+            src,
+            dst,
+            size,
+            start,
+        });
+    }
+    Ok(flows)
+}

@@ -1,0 +1,12 @@
+//! Ethernet framing: what a packet of so many IP bytes takes on the wire.
+
+/// Bytes on the wire for an IP packet of `ip_bytes`: Ethernet pads the frame payload to
+/// 46 B (64 B minimum frame), then header, FCS, preamble and gap add `framing` bytes.
+#[inline]
+pub fn wire_bytes(ip_bytes: u32, framing: u32) -> u32 {
+    if framing >= 18 {
+        ip_bytes.max(46) + framing
+    } else {
+        ip_bytes + framing
+    }
+}
