@@ -25,6 +25,17 @@ pub enum PathError {
     DegreeExceedsColors { degree: u32, colors: u32 },
     /// More than [`MAX_VERTICES`] vertices on a side, or an edge naming one outside.
     BadVertex(u32),
+    /// A packet names an endpoint outside the fabric of `endpoints` endpoints.
+    UnknownEndpoint { endpoint: u32, endpoints: usize },
+}
+
+/// The error for a flow with an endpoint outside a fabric of `n` (at least one is).
+fn unknown_endpoint(f: Flow, n: usize) -> PathError {
+    let endpoint = if f.src as usize >= n { f.src } else { f.dst };
+    PathError::UnknownEndpoint {
+        endpoint,
+        endpoints: n,
+    }
 }
 
 impl std::fmt::Display for PathError {
@@ -39,6 +50,13 @@ impl std::fmt::Display for PathError {
             PathError::BadVertex(v) => {
                 write!(f, "vertex {v} out of range (at most {MAX_VERTICES})")
             }
+            PathError::UnknownEndpoint {
+                endpoint,
+                endpoints,
+            } => write!(
+                f,
+                "endpoint {endpoint} is not in the fabric of {endpoints} endpoints"
+            ),
         }
     }
 }
@@ -486,7 +504,7 @@ fn two_tier(
         let f = flows[i];
         let (Some(&rs), Some(&rd)) = (rack_of.get(f.src as usize), rack_of.get(f.dst as usize))
         else {
-            return Err(PathError::BadVertex(f.src.max(f.dst)));
+            return Err(unknown_endpoint(f, rack_of.len()));
         };
         if rs == rd {
             continue;
@@ -508,7 +526,7 @@ fn two_tier(
                     match (rack_of.get(f.src as usize), rack_of.get(f.dst as usize)) {
                         (Some(&rs), Some(&rd)) if rs != rd => Ok(Some((rs, rd))),
                         (Some(_), Some(_)) => Ok(None),
-                        _ => Err(PathError::BadVertex(f.src.max(f.dst))),
+                        _ => Err(unknown_endpoint(f, rack_of.len())),
                     }
                 };
                 return Err(out_of_colors(flows.len(), colors, &ends));
@@ -626,7 +644,9 @@ impl TwoTier {
     }
 
     /// Pick a core for every packet of one timeslot's matching: `out[i]` is the physical
-    /// core of `flows[i]`, or `None` if it stays inside its rack.
+    /// core of `flows[i]`, or `None` if it stays inside its rack. An endpoint outside the
+    /// fabric is [`PathError::UnknownEndpoint`]; a rack with more inter-rack packets than
+    /// paths, [`PathError::DegreeExceedsColors`].
     pub fn select(&mut self, flows: &[Flow], out: &mut Vec<Option<u32>>) -> Result<(), PathError> {
         let c = self.cores.colors();
         if self.algo == Coloring::AlternatingPaths && c <= 64 && flows.len() < NONE as usize {
@@ -655,7 +675,7 @@ impl TwoTier {
         for (i, f) in flows.iter().enumerate() {
             let (Some(&rs), Some(&rd)) = (rack_of.get(f.src as usize), rack_of.get(f.dst as usize))
             else {
-                return Err(PathError::BadVertex(f.src.max(f.dst)));
+                return Err(unknown_endpoint(*f, rack_of.len()));
             };
             edges[m] = (rs, rd);
             which[m] = i as u32;
@@ -729,6 +749,8 @@ impl ThreeTier {
         })
     }
 
+    /// A path for every packet of one timeslot's matching: `out[i]` for `flows[i]`,
+    /// `None` if it stays inside its rack. Errors as [`TwoTier::select`]'s.
     pub fn select(
         &mut self,
         flows: &[Flow],
@@ -737,8 +759,14 @@ impl ThreeTier {
         self.edges.clear();
         self.which.clear();
         out.clear();
-        for (i, f) in flows.iter().enumerate() {
-            let (rs, rd) = (self.rack_of[f.src as usize], self.rack_of[f.dst as usize]);
+        for (i, &f) in flows.iter().enumerate() {
+            let (Some(&rs), Some(&rd)) = (
+                self.rack_of.get(f.src as usize),
+                self.rack_of.get(f.dst as usize),
+            ) else {
+                out.clear();
+                return Err(unknown_endpoint(f, self.rack_of.len()));
+            };
             out.push(None);
             if rs != rd {
                 self.edges.push((rs, rd));
