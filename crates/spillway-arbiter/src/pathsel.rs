@@ -27,6 +27,8 @@ pub enum PathError {
     BadVertex(u32),
     /// A packet names an endpoint outside the fabric of `endpoints` endpoints.
     UnknownEndpoint { endpoint: u32, endpoints: usize },
+    /// Three tiers with pods of no racks.
+    ZeroRacksPerPod,
 }
 
 /// The error for a flow with an endpoint outside a fabric of `n` (at least one is).
@@ -57,6 +59,7 @@ impl std::fmt::Display for PathError {
                 f,
                 "endpoint {endpoint} is not in the fabric of {endpoints} endpoints"
             ),
+            PathError::ZeroRacksPerPod => write!(f, "a pod must hold at least one rack"),
         }
     }
 }
@@ -80,14 +83,18 @@ pub struct EdgeColoring {
 
 const NONE: u16 = u16::MAX;
 
+/// Most colors [`EdgeColoring`] hands out: edge multiplicities and colors are kept as
+/// u16, colors below `u16::MAX` (the end-of-list mark).
+pub const EULER_MAX_COLORS: u32 = NONE as u32;
+
 impl EdgeColoring {
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Color `edges` (left, right) of a bipartite multigraph with `n` vertices per side
-    /// using at most `colors` colors; `out[i]` is the color of `edges[i]`. Returns the
-    /// number of colors used (the largest degree).
+    /// using at most `colors` colors (and at most [`EULER_MAX_COLORS`]); `out[i]` is the
+    /// color of `edges[i]`. Returns the number of colors used (the largest degree).
     pub fn color(
         &mut self,
         n: usize,
@@ -100,23 +107,26 @@ impl EdgeColoring {
         }
         self.n = n;
         out.clear();
-        let mut m = self.take_matrix();
+        // Degrees first: the count matrix holds u16 multiplicities, so a degree beyond
+        // them is refused before anything is counted there.
         let (mut dl, mut dr) = ([0u32; MAX_VERTICES], [0u32; MAX_VERTICES]);
         for &(l, r) in edges {
             if l as usize >= n || r as usize >= n {
                 return Err(PathError::BadVertex(l.max(r)));
             }
-            m[l as usize * n + r as usize] += 1;
             dl[l as usize] += 1;
             dr[r as usize] += 1;
         }
         let deg = dl.iter().chain(&dr).copied().max().unwrap_or(0);
-        if deg > colors {
-            self.pool.push(m);
+        if deg > colors || deg > EULER_MAX_COLORS {
             return Err(PathError::DegreeExceedsColors {
                 degree: deg,
-                colors,
+                colors: colors.min(EULER_MAX_COLORS),
             });
+        }
+        let mut m = self.take_matrix();
+        for &(l, r) in edges {
+            m[l as usize * n + r as usize] += 1;
         }
         // Pad to a deg-regular multigraph with dummy edges (§7.3 footnote 4).
         let (mut i, mut j) = (0, 0);
@@ -309,7 +319,8 @@ impl AlternatingPaths {
         Self::default()
     }
 
-    /// Same contract as [`EdgeColoring::color`]; `colors` must be at most 64.
+    /// Same contract as [`EdgeColoring::color`], with at most 64 colors (a larger degree
+    /// is [`PathError::DegreeExceedsColors`] with `colors` 64).
     pub fn color(
         &mut self,
         n: usize,
@@ -317,9 +328,11 @@ impl AlternatingPaths {
         colors: u32,
         out: &mut Vec<u32>,
     ) -> Result<u32, PathError> {
-        if n > MAX_VERTICES || edges.len() >= NONE as usize {
+        if n > MAX_VERTICES {
             return Err(PathError::BadVertex(n as u32));
         }
+        // No length check needed: with at most 64 vertices of degree at most 64 below,
+        // there are fewer than `NONE` edges.
         let mut deg = [0u32; 2 * MAX_VERTICES];
         for &(l, r) in edges {
             if l as usize >= n || r as usize >= n {
@@ -721,20 +734,26 @@ pub struct ThreeTier {
 }
 
 impl ThreeTier {
+    /// `rack_of[e]` is endpoint e's rack; pods of `racks_per_pod` racks (at least one:
+    /// 0 is [`PathError::ZeroRacksPerPod`]), at most 64 racks and pods.
     pub fn new(
         rack_of: Vec<u32>,
         racks_per_pod: u32,
         aggs: VirtualCores,
         cores: VirtualCores,
     ) -> Result<Self, PathError> {
+        if racks_per_pod == 0 {
+            // Was taken as 1: a configuration that means nothing is refused, not guessed.
+            return Err(PathError::ZeroRacksPerPod);
+        }
         let racks = rack_of.iter().max().map_or(0, |&r| r as usize + 1);
-        let pods = racks.div_ceil(racks_per_pod.max(1) as usize);
+        let pods = racks.div_ceil(racks_per_pod as usize);
         if racks > MAX_VERTICES || pods > MAX_VERTICES {
             return Err(PathError::BadVertex(racks as u32));
         }
         Ok(ThreeTier {
             rack_of,
-            racks_per_pod: racks_per_pod.max(1),
+            racks_per_pod,
             pods,
             racks,
             aggs,

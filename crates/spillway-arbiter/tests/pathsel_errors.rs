@@ -3,7 +3,10 @@
 //! the degree that caused it, and unknown endpoints too (never a panic), in two tiers
 //! and three.
 
-use spillway_arbiter::pathsel::{Coloring, PathError, ThreeTier, TwoTier, VirtualCores};
+use spillway_arbiter::pathsel::{
+    AlternatingPaths, Coloring, EdgeColoring, PathError, ThreeTier, TwoTier, VirtualCores,
+    EULER_MAX_COLORS,
+};
 use spillway_arbiter::Flow;
 
 #[test]
@@ -91,4 +94,58 @@ fn three_tier_unknown_endpoint_is_an_error() {
         })
     );
     empty.select(&[], &mut out).unwrap();
+}
+
+/// Degrees past what a colorer can count are errors, not overflows: the Euler splits
+/// keep u16 multiplicities (70,000 parallel edges overflowed the count matrix), and the
+/// alternating-path colorer named a vertex for a long edge list.
+#[test]
+fn degrees_past_a_colorers_limits_are_errors() {
+    let edges = vec![(0u32, 1u32); 70_000];
+    let mut out = Vec::new();
+    assert_eq!(
+        EdgeColoring::new().color(2, &edges, 100_000, &mut out),
+        Err(PathError::DegreeExceedsColors {
+            degree: 70_000,
+            colors: EULER_MAX_COLORS
+        })
+    );
+    // The largest degree it counts still colors.
+    let edges = vec![(0u32, 1u32); EULER_MAX_COLORS as usize];
+    let mut c = EdgeColoring::new();
+    assert_eq!(c.color(2, &edges, u32::MAX, &mut out), Ok(EULER_MAX_COLORS));
+    let mut seen = out.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), edges.len(), "parallel edges share a color");
+    let edges = vec![(0u32, 0u32); 65_535];
+    assert_eq!(
+        AlternatingPaths::new().color(1, &edges, 64, &mut out),
+        Err(PathError::DegreeExceedsColors {
+            degree: 65_535,
+            colors: 64
+        })
+    );
+    // Two tiers fall back to Euler splits past 65,535 packets or 64 paths.
+    let mut sel = TwoTier::new(vec![0, 1], VirtualCores::uniform(70_000)).unwrap();
+    let flows = vec![Flow { src: 0, dst: 1 }; 70_000];
+    assert_eq!(
+        sel.select(&flows, &mut Vec::new()),
+        Err(PathError::DegreeExceedsColors {
+            degree: 70_000,
+            colors: EULER_MAX_COLORS
+        })
+    );
+}
+
+/// Pods of no racks were taken as pods of one.
+#[test]
+fn three_tier_pods_of_no_racks_are_refused() {
+    let r = ThreeTier::new(
+        vec![0, 1],
+        0,
+        VirtualCores::uniform(1),
+        VirtualCores::uniform(1),
+    );
+    assert_eq!(r.err(), Some(PathError::ZeroRacksPerPod));
 }
