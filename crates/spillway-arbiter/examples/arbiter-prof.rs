@@ -30,8 +30,9 @@ fn hash(load: f64, batches: u64, variant: &str) {
         Mode::Greedy
     };
     let reqs = bench::poisson_requests(n, load, Sizes::Fixed(10), width, batches, 1);
-    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, mode, width);
-    let mut pipe = (variant == "pipe").then(|| Pipeline::new(&fabric, 2, width));
+    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, mode, width).expect("a valid batch width");
+    let mut pipe =
+        (variant == "pipe").then(|| Pipeline::new(&fabric, 2, width).expect("a valid batch width"));
     let mut out = Batch::new();
     let (mut ordered, mut sorted) = (0xcbf2_9ce4_8422_2325u64, 0xcbf2_9ce4_8422_2325u64);
     let (mut granted, mut r) = (0u64, 0usize);
@@ -80,7 +81,8 @@ fn drain_share(load: f64, batches: u64, width: u32) {
         Policy::MaxMin,
         Mode::Greedy,
         width,
-    );
+    )
+    .expect("a valid batch width");
     let mut out = Batch::new();
     let (mut grants, mut pairs, mut r) = (0u64, 0u64, 0usize);
     let mut seen = std::collections::HashSet::new();

@@ -22,8 +22,8 @@
 //! restores maximality.
 
 use crate::demand::{DemandTable, Flow};
-use crate::fabric::Fabric;
-use crate::slots::{Grant, Slots};
+use crate::fabric::{ConfigError, Fabric};
+use crate::slots::{check_width, Grant, Slots};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
@@ -388,6 +388,7 @@ pub(crate) struct SortScratch {
 }
 
 impl Core {
+    /// `width` checked by [`check_width`].
     pub fn new(fabric: &Fabric, width: u32) -> Self {
         Core {
             slots: Slots::new(fabric, width),
@@ -1002,8 +1003,16 @@ pub struct Allocator {
 }
 
 impl Allocator {
-    pub fn new(fabric: &Fabric, policy: Policy, mode: Mode, width: u32) -> Self {
-        Allocator {
+    /// An allocator of batches of `width` timeslots (`1..=MAX_WIDTH`, else
+    /// [`ConfigError::Width`]).
+    pub fn new(
+        fabric: &Fabric,
+        policy: Policy,
+        mode: Mode,
+        width: u32,
+    ) -> Result<Self, ConfigError> {
+        check_width(width)?;
+        Ok(Allocator {
             policy,
             mode,
             core: Core::new(fabric, width),
@@ -1015,7 +1024,7 @@ impl Allocator {
             counts: vec![0; 66],
             keys: SortScratch::default(),
             resets: 0,
-        }
+        })
     }
 
     pub fn width(&self) -> u32 {
@@ -1182,12 +1191,19 @@ pub struct Arbiter {
 }
 
 impl Arbiter {
-    pub fn new(fabric: &Fabric, policy: Policy, mode: Mode, width: u32) -> Self {
-        Arbiter {
+    /// An arbiter for `fabric` allocating batches of `width` timeslots (`1..=MAX_WIDTH`,
+    /// else [`ConfigError::Width`]).
+    pub fn new(
+        fabric: &Fabric,
+        policy: Policy,
+        mode: Mode,
+        width: u32,
+    ) -> Result<Self, ConfigError> {
+        Ok(Arbiter {
+            alloc: Allocator::new(fabric, policy, mode, width)?,
             demand: DemandTable::new(fabric.endpoints()),
-            alloc: Allocator::new(fabric, policy, mode, width),
             rejoined: Vec::new(),
-        }
+        })
     }
 
     pub fn demand(&self) -> &DemandTable {

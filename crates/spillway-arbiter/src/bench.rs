@@ -173,7 +173,7 @@ pub fn alloc_1core_once(
 ) -> AllocResult {
     let fabric = Fabric::full_bisection(n as usize);
     let reqs = poisson_requests(n, load, Sizes::Fixed(10), width, warm + batches, seed);
-    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, mode, width);
+    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, mode, width).expect("a valid batch width");
     let mut out = Batch::new();
     let (mut granted, mut r) = (0u64, 0usize);
     let (mut alloc_cpu, mut report_cpu) = (0.0, 0.0);
@@ -238,7 +238,7 @@ pub fn alloc_pipeline(
 ) -> AllocResult {
     let fabric = Fabric::full_bisection(n as usize);
     let reqs = poisson_requests(n, load, Sizes::Fixed(10), width, warm + batches, seed);
-    let mut pipe = Pipeline::new(&fabric, stages, width);
+    let mut pipe = Pipeline::new(&fabric, stages, width).expect("a valid batch width");
     let (mut granted, mut r) = (0u64, 0usize);
     let mut feed_cpu = 0.0;
     let (mut alloc_cpu0, mut serial0) = (0.0, 0.0);
@@ -402,7 +402,8 @@ pub fn pathsel_allocator(load: f64, timeslots: u64, seed: u64) -> (f64, f64) {
         warm + batches,
         seed,
     );
-    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, Mode::Greedy, width);
+    let mut arb =
+        Arbiter::new(&fabric, Policy::MaxMin, Mode::Greedy, width).expect("a valid batch width");
     let mut sel = pathsel_512();
     let (mut out, mut paths) = (Batch::new(), Vec::new());
     let mut by_slot: Vec<Vec<Flow>> = (0..width).map(|_| Vec::new()).collect();

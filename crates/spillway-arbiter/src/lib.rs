@@ -18,7 +18,7 @@ pub mod slots;
 
 pub use alloc::{Allocator, Arbiter, Batch, Mode, Policy};
 pub use demand::{DemandError, DemandTable, Flow};
-pub use fabric::Fabric;
+pub use fabric::{ConfigError, Fabric};
 pub use pathsel::{
     AlternatingPaths, Coloring, EdgeColoring, PathError, ThreeTier, TwoTier, VirtualCores,
 };

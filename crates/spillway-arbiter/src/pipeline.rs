@@ -19,7 +19,8 @@ use crate::alloc::{
     reread_after_reset, sort_arrivals, Batch, Core, General, MaxMinPass, Pend, SortScratch,
 };
 use crate::demand::{DemandError, DemandTable, Flow};
-use crate::fabric::Fabric;
+use crate::fabric::{ConfigError, Fabric};
+use crate::slots::check_width;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc::{sync_channel, Receiver, RecvError, SyncSender, TryRecvError};
 use std::sync::Arc;
@@ -67,20 +68,30 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
-    /// `stages` >= 2 allocator threads; batches of `width` timeslots.
-    pub fn new(fabric: &Fabric, stages: usize, width: u32) -> Self {
+    /// `stages` >= 2 allocator threads (else [`ConfigError::Stages`]: use an
+    /// [`crate::Allocator`] for one); batches of `width` timeslots (`1..=MAX_WIDTH`, else
+    /// [`ConfigError::Width`]).
+    pub fn new(fabric: &Fabric, stages: usize, width: u32) -> Result<Self, ConfigError> {
         Self::with_chunk(fabric, stages, width, CHUNK)
     }
 
     /// [`Pipeline::new`] with `chunk` pairs per message between stages (tests use small
-    /// ones to exercise the streaming).
+    /// ones to exercise the streaming); 0 is [`ConfigError::Chunk`].
     #[doc(hidden)]
-    pub fn with_chunk(fabric: &Fabric, stages: usize, width: u32, chunk: usize) -> Self {
-        assert!(chunk > 0, "chunks hold at least one pair");
-        assert!(
-            stages >= 2,
-            "a pipeline has at least two stages (use Allocator for one)"
-        );
+    pub fn with_chunk(
+        fabric: &Fabric,
+        stages: usize,
+        width: u32,
+        chunk: usize,
+    ) -> Result<Self, ConfigError> {
+        // Checked before any thread starts.
+        if chunk == 0 {
+            return Err(ConfigError::Chunk);
+        }
+        if stages < 2 {
+            return Err(ConfigError::Stages(stages));
+        }
+        check_width(width)?;
         let n = fabric.endpoints();
         let demand = Arc::new(DemandTable::new_shared(n));
         // Room for every token of one batch's output plus the next one's start.
@@ -140,7 +151,7 @@ impl Pipeline {
                     .expect("spawn allocator thread"),
             );
         }
-        Pipeline {
+        Ok(Pipeline {
             demand,
             cmds,
             results,
@@ -155,7 +166,7 @@ impl Pipeline {
             in_flight: 0,
             cpu_ns,
             serial_ns,
-        }
+        })
     }
 
     pub fn demand(&self) -> &DemandTable {

@@ -69,7 +69,7 @@ proptest! {
     ) {
         let fabric = Fabric::full_bisection(n as usize + 1);
         let recv = n;
-        let mut arb = Arbiter::new(&fabric, Policy::MaxMin, mode, width);
+        let mut arb = Arbiter::new(&fabric, Policy::MaxMin, mode, width).unwrap();
         let mut b = Batch::new();
         let w = width as u64;
         let mut t = 0;
@@ -93,7 +93,7 @@ proptest! {
 #[test]
 fn idle_pair_rejoins_in_key_order() {
     let fabric = Fabric::full_bisection(4);
-    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, Mode::Greedy, 1);
+    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, Mode::Greedy, 1).unwrap();
     let mut b = Batch::new();
     arb.request(0, 2, 1).unwrap();
     arb.request(3, 2, 5).unwrap();
@@ -117,7 +117,7 @@ fn idle_pair_rejoins_in_key_order() {
 #[test]
 fn min_fct_serves_shortest_first() {
     let fabric = Fabric::full_bisection(4);
-    let mut arb = Arbiter::new(&fabric, Policy::MinFct, Mode::Greedy, 8);
+    let mut arb = Arbiter::new(&fabric, Policy::MinFct, Mode::Greedy, 8).unwrap();
     let mut b = Batch::new();
     arb.request(0, 3, 6).unwrap();
     arb.request(1, 3, 2).unwrap();

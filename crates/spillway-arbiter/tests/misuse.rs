@@ -8,7 +8,7 @@ use spillway_arbiter::{Allocator, Batch, DemandTable, Fabric, Flow, Mode, Policy
 fn activate_refuses_a_pair_outside_the_fabric() {
     let fabric = Fabric::full_bisection(4);
     let d = DemandTable::new(4);
-    let mut a = Allocator::new(&fabric, Policy::MaxMin, Mode::Greedy, 8);
+    let mut a = Allocator::new(&fabric, Policy::MaxMin, Mode::Greedy, 8).unwrap();
     // Index 0 * 4 + 9 would still be inside the table's 16 records.
     a.activate(&d, Flow { src: 0, dst: 9 });
 }
@@ -18,6 +18,6 @@ fn activate_refuses_a_pair_outside_the_fabric() {
 fn allocate_refuses_a_table_of_another_size() {
     let fabric = Fabric::full_bisection(4);
     let d = DemandTable::new(8);
-    let mut a = Allocator::new(&fabric, Policy::MaxMin, Mode::Greedy, 8);
+    let mut a = Allocator::new(&fabric, Policy::MaxMin, Mode::Greedy, 8).unwrap();
     a.allocate(&d, 0, &mut Batch::new());
 }

@@ -18,7 +18,7 @@ fn total(arb: &mut Arbiter, first: &mut u64, batches: u32, b: &mut Batch, f: Flo
 #[test]
 fn reset_drops_demand_held_in_tokens() {
     for mode in [Mode::Greedy, Mode::Iterative] {
-        let mut arb = Arbiter::new(&Fabric::full_bisection(4), Policy::MaxMin, mode, 8);
+        let mut arb = Arbiter::new(&Fabric::full_bisection(4), Policy::MaxMin, mode, 8).unwrap();
         let (mut b, mut first) = (Batch::new(), 0);
         // Two senders to one receiver: each is backlogged, holding demand in its token.
         let (f, g) = (Flow { src: 0, dst: 3 }, Flow { src: 1, dst: 3 });
@@ -41,7 +41,8 @@ fn reset_drops_demand_held_in_tokens() {
 
 #[test]
 fn demand_reported_while_backlogged_is_served() {
-    let mut arb = Arbiter::new(&Fabric::full_bisection(4), Policy::MaxMin, Mode::Greedy, 8);
+    let mut arb =
+        Arbiter::new(&Fabric::full_bisection(4), Policy::MaxMin, Mode::Greedy, 8).unwrap();
     let (mut b, mut first) = (Batch::new(), 0);
     let f = Flow { src: 0, dst: 1 };
     arb.request(0, 1, 3).unwrap();

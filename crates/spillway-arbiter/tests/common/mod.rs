@@ -64,7 +64,7 @@ pub fn check_batch(
 ) -> Result<(), String> {
     let n = before.n;
     let w = batch.width() as usize;
-    let rack = |e: u32| fabric.rack_of(e) as usize;
+    let rack = |e: u32| fabric.rack_of(e).unwrap() as usize;
     let racks = fabric.racks_len();
     // Per slot: who sends, who receives, rack loads.
     let mut src_at = vec![vec![None::<Flow>; n]; w];
@@ -104,13 +104,13 @@ pub fn check_batch(
     }
     for k in 0..w {
         for r in 0..racks {
-            if up[k][r].len() > fabric.up_cap(r as u32) as usize {
+            if up[k][r].len() > fabric.up_cap(r as u32).unwrap() as usize {
                 return Err(format!(
                     "rack {r} uplink over capacity in slot {k}: {:?}",
                     up[k][r]
                 ));
             }
-            if down[k][r].len() > fabric.down_cap(r as u32) as usize {
+            if down[k][r].len() > fabric.down_cap(r as u32).unwrap() as usize {
                 return Err(format!("rack {r} downlink over capacity in slot {k}"));
             }
         }
@@ -183,10 +183,10 @@ pub fn check_batch(
             }
             let (rs, rd) = (rack(f.src), rack(f.dst));
             if rs != rd {
-                if up[k][rs].len() >= fabric.up_cap(rs as u32) as usize {
+                if up[k][rs].len() >= fabric.up_cap(rs as u32).unwrap() as usize {
                     blockers.push(up[k][rs].clone());
                 }
-                if down[k][rd].len() >= fabric.down_cap(rd as u32) as usize {
+                if down[k][rd].len() >= fabric.down_cap(rd as u32).unwrap() as usize {
                     blockers.push(down[k][rd].clone());
                 }
             }
