@@ -21,7 +21,7 @@
 //! gets at least what greedy gave it (the policy's guarantee holds); a final greedy pass
 //! restores maximality.
 
-use crate::demand::{DemandTable, Flow};
+use crate::demand::{DemandError, DemandTable, Flow};
 use crate::fabric::{ConfigError, Fabric};
 use crate::slots::{check_width, Grant, Slots};
 
@@ -99,12 +99,15 @@ impl Batch {
             })
         })
     }
-    /// The matching of timeslot `first + k`.
+    /// The matching of timeslot `first + k`: empty for `k` outside the batch.
     pub fn timeslot(&self, k: u32) -> impl ExactSizeIterator<Item = Flow> + '_ {
-        let at = k as usize * self.stride;
-        self.toks[at..at + self.len[k as usize] as usize]
-            .iter()
-            .map(|t| t.f())
+        let toks = if k < self.width {
+            let at = k as usize * self.stride;
+            &self.toks[at..at + self.len[k as usize] as usize]
+        } else {
+            &[]
+        };
+        toks.iter().map(|t| t.f())
     }
     /// Start a batch for `n` endpoints: at most `n` grants per timeslot.
     pub(crate) fn reset(&mut self, first: u64, width: u32, n: usize) {
@@ -405,7 +408,7 @@ impl Core {
         // An endpoint that has left has no free slot at all (§5.1).
         self.absent = false;
         for e in 0..d.endpoints() {
-            if !d.present(e as u32) {
+            if !d.is_present(e as u32) {
                 self.slots.src_free[e] = 0;
                 self.slots.dst_free[e] = 0;
                 self.absent = true;
@@ -561,7 +564,7 @@ impl Core {
     /// whether the pair stays pending.
     #[inline]
     pub fn fill<const RACKS: bool>(&mut self, d: &DemandTable, f: Flow, out: &mut Batch) -> bool {
-        let mut rem = d.remaining(f);
+        let mut rem = d.outstanding(f);
         let mut a = self.slots.avail::<RACKS>(f);
         while rem > 0 && a != 0 {
             let k = a.trailing_zeros();
@@ -1044,19 +1047,27 @@ impl Allocator {
         self.mode = mode;
     }
 
-    /// Hand over a pair that [`DemandTable`] reported as newly active.
+    /// Hand over a pair that [`DemandTable`] reported as newly active. A pair outside
+    /// this allocator's fabric is refused ([`DemandError::UnknownEndpoint`]): the
+    /// allocation loop relies on it, its endpoint lookups are unchecked.
     ///
     /// # Panics
-    /// If the pair is not one of this allocator's fabric (the allocation loop relies on
-    /// it: its endpoint lookups are unchecked).
+    /// If the table is not for this allocator's fabric (as [`Allocator::allocate`]).
     #[inline]
-    pub fn activate(&mut self, d: &DemandTable, f: Flow) {
+    pub fn activate(&mut self, d: &DemandTable, f: Flow) -> Result<(), DemandError> {
         let n = self.core.slots.src_free.len();
-        assert!(
-            (f.src as usize) < n && (f.dst as usize) < n,
-            "{f:?} is not a pair of the fabric's {n} endpoints"
+        assert_eq!(
+            d.endpoints(),
+            n,
+            "demand table and allocator have different fabrics"
         );
+        for e in [f.src, f.dst] {
+            if e as usize >= n {
+                return Err(DemandError::UnknownEndpoint(e));
+            }
+        }
         self.arrivals.push(Pend::read(d, f));
+        Ok(())
     }
 
     /// Pairs currently pending (with a token in this allocator).
@@ -1124,7 +1135,7 @@ impl Allocator {
                 self.flows.extend(self.pending.iter().map(|t| t.f));
                 self.flows.extend(self.arrivals.iter().map(|t| t.f));
                 self.flows
-                    .sort_unstable_by_key(|&f| (d.remaining(f), d.last_key(f), f.src, f.dst));
+                    .sort_unstable_by_key(|&f| (d.outstanding(f), d.last_key(f), f.src, f.dst));
                 self.kept.clear();
                 for i in 0..self.flows.len() {
                     let f = self.flows[i];
@@ -1153,7 +1164,7 @@ impl Allocator {
             return;
         }
         for &f in &self.kept {
-            while d.remaining(f) > 0 && self.core.augment::<RACKS>(d, f, out) {}
+            while d.outstanding(f) > 0 && self.core.augment::<RACKS>(d, f, out) {}
         }
         // Final greedy pass (maximality after the moves), then a stable counting sort by
         // key bucket (pre-batch, slot 0..63) to restore max-min order.
@@ -1222,7 +1233,7 @@ impl Arbiter {
     /// its last reset.
     pub fn request(&mut self, src: u32, dst: u32, total: u64) -> Result<(), crate::DemandError> {
         if let Some(f) = self.demand.request(src, dst, total)? {
-            self.alloc.activate(&self.demand, f);
+            self.alloc.activate(&self.demand, f)?;
         }
         Ok(())
     }
@@ -1234,7 +1245,7 @@ impl Arbiter {
     pub fn rejoin(&mut self, e: u32) -> Result<(), crate::DemandError> {
         self.demand.rejoin(e, &mut self.rejoined)?;
         for f in self.rejoined.drain(..) {
-            self.alloc.activate(&self.demand, f);
+            self.alloc.activate(&self.demand, f)?;
         }
         Ok(())
     }

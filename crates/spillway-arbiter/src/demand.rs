@@ -163,9 +163,16 @@ impl DemandTable {
         self.resets.load(SeqCst)
     }
 
-    /// Timeslots requested but not yet allocated.
+    /// Timeslots requested but not yet allocated. A pair naming an endpoint outside the
+    /// table is an error (its index could alias another pair's record).
+    pub fn remaining(&self, f: Flow) -> Result<u64, DemandError> {
+        self.check_flow(f)?;
+        Ok(self.outstanding(f))
+    }
+
+    /// [`DemandTable::remaining`] of a pair known to be in the table (the allocators').
     #[inline]
-    pub fn remaining(&self, f: Flow) -> u64 {
+    pub(crate) fn outstanding(&self, f: Flow) -> u64 {
         let p = self.pair(f);
         p.requested
             .load(Relaxed)
@@ -173,23 +180,26 @@ impl DemandTable {
     }
 
     /// The endpoint's view: timeslots requested since its last reset.
-    pub fn requested(&self, f: Flow) -> u64 {
+    pub fn requested(&self, f: Flow) -> Result<u64, DemandError> {
+        self.check_flow(f)?;
         let p = self.pair(f);
-        p.requested.load(Relaxed) - p.base.load(Relaxed)
+        Ok(p.requested.load(Relaxed) - p.base.load(Relaxed))
     }
 
     /// The endpoint's view: timeslots allocated since its last reset (the aggregate
     /// count FCP returns to the endpoint).
-    pub fn allocated(&self, f: Flow) -> u64 {
+    pub fn allocated(&self, f: Flow) -> Result<u64, DemandError> {
+        self.check_flow(f)?;
         let p = self.pair(f);
-        p.allocated
+        Ok(p.allocated
             .load(Relaxed)
-            .saturating_sub(p.base.load(Relaxed))
+            .saturating_sub(p.base.load(Relaxed)))
     }
 
     /// Last timeslot allocated to the pair, if any.
-    pub fn last_allocated(&self, f: Flow) -> Option<u64> {
-        self.pair(f).last.load(Relaxed).checked_sub(1)
+    pub fn last_allocated(&self, f: Flow) -> Result<Option<u64>, DemandError> {
+        self.check_flow(f)?;
+        Ok(self.pair(f).last.load(Relaxed).checked_sub(1))
     }
 
     /// Max-min order key: smaller = less recently allocated = served first.
@@ -231,7 +241,15 @@ impl DemandTable {
         self.pair(f).last.store(timeslot + 1, Relaxed);
     }
 
-    pub fn present(&self, e: u32) -> bool {
+    /// Whether endpoint `e` is present (not left).
+    pub fn present(&self, e: u32) -> Result<bool, DemandError> {
+        self.check_endpoint(e)?;
+        Ok(self.is_present(e))
+    }
+
+    /// [`DemandTable::present`] of an endpoint known to be in the table.
+    #[inline]
+    pub(crate) fn is_present(&self, e: u32) -> bool {
         self.present[e as usize].load(Relaxed)
     }
 
@@ -339,6 +357,13 @@ impl DemandTable {
         }
         self.resets.fetch_add(1, SeqCst);
         Ok(())
+    }
+
+    /// Both endpoints in the table (a query may name a pair of one endpoint: it has
+    /// nothing requested).
+    fn check_flow(&self, f: Flow) -> Result<(), DemandError> {
+        self.check_endpoint(f.src)?;
+        self.check_endpoint(f.dst)
     }
 
     fn check_endpoint(&self, e: u32) -> Result<(), DemandError> {

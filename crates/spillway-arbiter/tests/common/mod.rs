@@ -34,16 +34,26 @@ impl Snapshot {
             requested: vec![],
             allocated: vec![],
             key: vec![],
-            present: (0..n as u32).map(|e| d.present(e)).collect(),
+            present: (0..n as u32).map(|e| d.present(e).unwrap()).collect(),
         };
         for f in all {
-            s.remaining
-                .push(if f.src == f.dst { 0 } else { d.remaining(f) });
-            s.requested
-                .push(if f.src == f.dst { 0 } else { d.requested(f) });
-            s.allocated
-                .push(if f.src == f.dst { 0 } else { d.allocated(f) });
-            s.key.push(d.last_allocated(f).map_or(0, |t| t + 1));
+            s.remaining.push(if f.src == f.dst {
+                0
+            } else {
+                d.remaining(f).unwrap()
+            });
+            s.requested.push(if f.src == f.dst {
+                0
+            } else {
+                d.requested(f).unwrap()
+            });
+            s.allocated.push(if f.src == f.dst {
+                0
+            } else {
+                d.allocated(f).unwrap()
+            });
+            s.key
+                .push(d.last_allocated(f).unwrap().map_or(0, |t| t + 1));
         }
         s
     }
@@ -128,15 +138,16 @@ pub fn check_batch(
                 before.remaining[i]
             ));
         }
-        if after.allocated(f) != before.allocated[i] + g {
+        if after.allocated(f).unwrap() != before.allocated[i] + g {
             return Err(format!("{f:?}: allocated count does not match grants"));
         }
-        if after.allocated(f) + after.remaining(f) != after.requested(f) {
+        if after.allocated(f).unwrap() + after.remaining(f).unwrap() != after.requested(f).unwrap()
+        {
             return Err(format!(
                 "{f:?}: allocated {} + pending {} != requested {}",
-                after.allocated(f),
-                after.remaining(f),
-                after.requested(f)
+                after.allocated(f).unwrap(),
+                after.remaining(f).unwrap(),
+                after.requested(f).unwrap()
             ));
         }
     }
