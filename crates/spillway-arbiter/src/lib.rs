@@ -17,7 +17,7 @@ pub mod pipeline;
 pub mod slots;
 
 pub use alloc::{Allocator, Arbiter, Batch, Mode, Policy};
-pub use demand::{DemandError, DemandTable, Flow};
+pub use demand::{DemandError, DemandTable, Flow, MAX_OUTSTANDING};
 pub use fabric::{ConfigError, Fabric};
 pub use pathsel::{
     AlternatingPaths, Coloring, EdgeColoring, PathError, ThreeTier, TwoTier, VirtualCores,

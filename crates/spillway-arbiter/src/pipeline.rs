@@ -207,6 +207,11 @@ impl Pipeline {
         self.demand.reset(e)
     }
 
+    /// [`Pipeline::reset`] at an agreed count; see [`DemandTable::reset_to`].
+    pub fn reset_to(&mut self, e: u32, total: u64) -> Result<(), DemandError> {
+        self.demand.reset_to(e, total)
+    }
+
     /// Start allocating timeslots `first .. first + width` (batches in increasing order).
     /// Results come back from [`Pipeline::recv`], in order.
     ///
