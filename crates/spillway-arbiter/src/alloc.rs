@@ -135,6 +135,17 @@ impl Batch {
     }
 }
 
+/// The caller's clock must leave room for the batch: max-min keys are timeslot + 1, and
+/// a batch's last key is `first + width`. A clock that far (2^64 timeslots of 1.2 us is
+/// 700,000 years) is a caller's bug: a panic, not wrapped keys (which put pairs out of
+/// order and read as "never allocated").
+pub(crate) fn check_first(first: u64, width: u32) {
+    assert!(
+        first.checked_add(width as u64).is_some(),
+        "batch of {width} timeslots from {first} ends past u64::MAX"
+    );
+}
+
 /// Per-batch working state shared by the single-threaded allocator and pipeline stages.
 pub(crate) struct Core {
     pub slots: Slots,
@@ -1079,13 +1090,15 @@ impl Allocator {
     /// `first`; batches must not overlap and should be allocated in increasing order.
     ///
     /// # Panics
-    /// If the table is not for this allocator's fabric (a different number of endpoints).
+    /// If the table is not for this allocator's fabric (a different number of endpoints),
+    /// or the batch would end past timeslot `u64::MAX` ([`check_first`]).
     pub fn allocate(&mut self, d: &DemandTable, first: u64, out: &mut Batch) {
         assert_eq!(
             d.endpoints(),
             self.core.slots.src_free.len(),
             "demand table and allocator have different fabrics"
         );
+        check_first(first, self.core.width);
         self.core.begin(d, first, out);
         // Only the iterative mode looks up who holds a slot.
         self.core.slots.own = self.mode == Mode::Iterative;
@@ -1262,6 +1275,9 @@ impl Arbiter {
     }
 
     /// Allocate timeslots `first .. first + width`.
+    ///
+    /// # Panics
+    /// If the batch would end past timeslot `u64::MAX` (see [`Allocator::allocate`]).
     pub fn allocate(&mut self, first: u64, out: &mut Batch) {
         self.alloc.allocate(&self.demand, first, out);
     }

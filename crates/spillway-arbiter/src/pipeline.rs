@@ -16,7 +16,8 @@
 //! link, and token buffers circulate, so the steady state allocates nothing.
 
 use crate::alloc::{
-    reread_after_reset, sort_arrivals, Batch, Core, General, MaxMinPass, Pend, SortScratch,
+    check_first, reread_after_reset, sort_arrivals, Batch, Core, General, MaxMinPass, Pend,
+    SortScratch,
 };
 use crate::demand::{DemandError, DemandTable, Flow};
 use crate::fabric::{ConfigError, Fabric};
@@ -217,8 +218,10 @@ impl Pipeline {
     ///
     /// # Panics
     /// With as many batches in flight as the pipeline holds results for (4 per stage):
-    /// [`Pipeline::recv`] some first (the stages would stop with nobody receiving).
+    /// [`Pipeline::recv`] some first (the stages would stop with nobody receiving). If
+    /// the batch would end past timeslot `u64::MAX` (see [`crate::Allocator::allocate`]).
     pub fn allocate(&mut self, first: u64) {
+        check_first(first, self.width);
         assert!(
             self.in_flight < 4 * self.cmds.len(),
             "{} batches in flight: recv() finished batches before starting more",

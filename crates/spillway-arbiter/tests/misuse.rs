@@ -80,3 +80,30 @@ fn queries_outside_the_table_are_errors() {
     }
     assert_eq!(Batch::new().timeslot(70).len(), 0);
 }
+
+/// Max-min keys are timeslot + 1: a batch ending past u64::MAX is refused with a clear
+/// panic (it overflowed in debug, and wrapped keys in release), and the last batch that
+/// fits is allocated.
+#[test]
+fn a_batch_ending_past_u64_max_is_refused() {
+    let mut arb =
+        Arbiter::new(&Fabric::full_bisection(4), Policy::MaxMin, Mode::Greedy, 8).unwrap();
+    arb.request(0, 1, 3).unwrap();
+    let mut b = Batch::new();
+    arb.allocate(u64::MAX - 8, &mut b);
+    assert_eq!(b.len(), 3);
+    assert_eq!(
+        arb.demand().last_allocated(Flow { src: 0, dst: 1 }),
+        Ok(Some(u64::MAX - 6))
+    );
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        arb.allocate(u64::MAX - 7, &mut b)
+    }));
+    let msg = r.unwrap_err();
+    let msg = msg.downcast_ref::<String>().unwrap();
+    assert!(msg.contains("ends past u64::MAX"), "{msg}");
+    let mut pipe = spillway_arbiter::Pipeline::new(&Fabric::full_bisection(4), 2, 8).unwrap();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pipe.allocate(u64::MAX - 7)));
+    assert!(r.is_err());
+    assert_eq!(pipe.in_flight(), 0);
+}
