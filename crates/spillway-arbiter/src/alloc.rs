@@ -1091,7 +1091,8 @@ impl Allocator {
     ///
     /// # Panics
     /// If the table is not for this allocator's fabric (a different number of endpoints),
-    /// or the batch would end past timeslot `u64::MAX` ([`check_first`]).
+    /// or the batch would end past timeslot `u64::MAX` (max-min keys are timeslot + 1: a
+    /// clock that far is a caller's bug, not something to wrap).
     pub fn allocate(&mut self, d: &DemandTable, first: u64, out: &mut Batch) {
         assert_eq!(
             d.endpoints(),
