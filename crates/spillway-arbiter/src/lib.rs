@@ -9,6 +9,7 @@
 
 pub mod alloc;
 pub mod bench;
+pub mod cli;
 pub mod cputime;
 pub mod demand;
 pub mod fabric;
