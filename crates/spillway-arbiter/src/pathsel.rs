@@ -600,7 +600,14 @@ impl VirtualCores {
     pub fn colors(&self) -> u32 {
         self.phys.len() as u32
     }
-    pub fn physical(&self, color: u32) -> u32 {
+    /// The physical core of virtual core (color) `color`; `None` past [`Self::colors`].
+    pub fn physical(&self, color: u32) -> Option<u32> {
+        self.phys.get(color as usize).copied()
+    }
+
+    /// [`VirtualCores::physical`] of a color a colorer handed out (below `colors()`).
+    #[inline]
+    fn core_of(&self, color: u32) -> u32 {
         self.phys[color as usize]
     }
 }
@@ -699,7 +706,7 @@ impl TwoTier {
         let (edges, which) = (&self.edges[..m], &self.which[..m]);
         self.colorer.color(self.racks, edges, c, &mut self.colors)?;
         for (&i, &c) in which.iter().zip(&self.colors) {
-            out[i as usize] = Some(self.cores.physical(c));
+            out[i as usize] = Some(self.cores.core_of(c));
         }
         Ok(())
     }
@@ -824,12 +831,12 @@ impl ThreeTier {
             )?;
             for (k, &i) in self.plane_which.iter().enumerate() {
                 if let Some(p) = out[i as usize].as_mut() {
-                    p.core = Some(self.cores.physical(self.plane_colors[k]));
+                    p.core = Some(self.cores.core_of(self.plane_colors[k]));
                 }
             }
         }
         for p in out.iter_mut().flatten() {
-            p.agg = self.aggs.physical(p.agg);
+            p.agg = self.aggs.core_of(p.agg);
         }
         Ok(())
     }

@@ -149,3 +149,16 @@ fn three_tier_pods_of_no_racks_are_refused() {
     );
     assert_eq!(r.err(), Some(PathError::ZeroRacksPerPod));
 }
+
+/// A virtual core's physical core is looked up, not indexed: past the virtual cores it
+/// is `None` (it panicked).
+#[test]
+fn physical_core_of_an_unknown_color_is_none() {
+    let v = VirtualCores::new(&[2, 0, 1]);
+    assert_eq!(v.colors(), 3);
+    assert_eq!(
+        (0..5).map(|c| v.physical(c)).collect::<Vec<_>>(),
+        [Some(0), Some(0), Some(2), None, None]
+    );
+    assert_eq!(VirtualCores::uniform(0).physical(0), None);
+}
