@@ -21,9 +21,9 @@
 //! gets at least what greedy gave it (the policy's guarantee holds); a final greedy pass
 //! restores maximality.
 
-use crate::demand::{DemandTable, Flow};
-use crate::fabric::Fabric;
-use crate::slots::{Grant, Slots};
+use crate::demand::{DemandError, DemandTable, Flow};
+use crate::fabric::{ConfigError, Fabric};
+use crate::slots::{check_width, Grant, Slots};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
@@ -99,12 +99,15 @@ impl Batch {
             })
         })
     }
-    /// The matching of timeslot `first + k`.
+    /// The matching of timeslot `first + k`: empty for `k` outside the batch.
     pub fn timeslot(&self, k: u32) -> impl ExactSizeIterator<Item = Flow> + '_ {
-        let at = k as usize * self.stride;
-        self.toks[at..at + self.len[k as usize] as usize]
-            .iter()
-            .map(|t| t.f())
+        let toks = if k < self.width {
+            let at = k as usize * self.stride;
+            &self.toks[at..at + self.len[k as usize] as usize]
+        } else {
+            &[]
+        };
+        toks.iter().map(|t| t.f())
     }
     /// Start a batch for `n` endpoints: at most `n` grants per timeslot.
     pub(crate) fn reset(&mut self, first: u64, width: u32, n: usize) {
@@ -130,6 +133,17 @@ impl Batch {
     fn at(&self, k: u32, i: u32) -> Flow {
         self.toks[k as usize * self.stride + i as usize].f()
     }
+}
+
+/// The caller's clock must leave room for the batch: max-min keys are timeslot + 1, and
+/// a batch's last key is `first + width`. A clock that far (2^64 timeslots of 1.2 us is
+/// 700,000 years) is a caller's bug: a panic, not wrapped keys (which put pairs out of
+/// order and read as "never allocated").
+pub(crate) fn check_first(first: u64, width: u32) {
+    assert!(
+        first.checked_add(width as u64).is_some(),
+        "batch of {width} timeslots from {first} ends past u64::MAX"
+    );
 }
 
 /// Per-batch working state shared by the single-threaded allocator and pipeline stages.
@@ -388,6 +402,7 @@ pub(crate) struct SortScratch {
 }
 
 impl Core {
+    /// `width` checked by [`check_width`].
     pub fn new(fabric: &Fabric, width: u32) -> Self {
         Core {
             slots: Slots::new(fabric, width),
@@ -404,7 +419,7 @@ impl Core {
         // An endpoint that has left has no free slot at all (§5.1).
         self.absent = false;
         for e in 0..d.endpoints() {
-            if !d.present(e as u32) {
+            if !d.is_present(e as u32) {
                 self.slots.src_free[e] = 0;
                 self.slots.dst_free[e] = 0;
                 self.absent = true;
@@ -560,7 +575,7 @@ impl Core {
     /// whether the pair stays pending.
     #[inline]
     pub fn fill<const RACKS: bool>(&mut self, d: &DemandTable, f: Flow, out: &mut Batch) -> bool {
-        let mut rem = d.remaining(f);
+        let mut rem = d.outstanding(f);
         let mut a = self.slots.avail::<RACKS>(f);
         while rem > 0 && a != 0 {
             let k = a.trailing_zeros();
@@ -1002,8 +1017,16 @@ pub struct Allocator {
 }
 
 impl Allocator {
-    pub fn new(fabric: &Fabric, policy: Policy, mode: Mode, width: u32) -> Self {
-        Allocator {
+    /// An allocator of batches of `width` timeslots (`1..=MAX_WIDTH`, else
+    /// [`ConfigError::Width`]).
+    pub fn new(
+        fabric: &Fabric,
+        policy: Policy,
+        mode: Mode,
+        width: u32,
+    ) -> Result<Self, ConfigError> {
+        check_width(width)?;
+        Ok(Allocator {
             policy,
             mode,
             core: Core::new(fabric, width),
@@ -1015,7 +1038,7 @@ impl Allocator {
             counts: vec![0; 66],
             keys: SortScratch::default(),
             resets: 0,
-        }
+        })
     }
 
     pub fn width(&self) -> u32 {
@@ -1035,19 +1058,27 @@ impl Allocator {
         self.mode = mode;
     }
 
-    /// Hand over a pair that [`DemandTable`] reported as newly active.
+    /// Hand over a pair that [`DemandTable`] reported as newly active. A pair outside
+    /// this allocator's fabric is refused ([`DemandError::UnknownEndpoint`]): the
+    /// allocation loop relies on it, its endpoint lookups are unchecked.
     ///
     /// # Panics
-    /// If the pair is not one of this allocator's fabric (the allocation loop relies on
-    /// it: its endpoint lookups are unchecked).
+    /// If the table is not for this allocator's fabric (as [`Allocator::allocate`]).
     #[inline]
-    pub fn activate(&mut self, d: &DemandTable, f: Flow) {
+    pub fn activate(&mut self, d: &DemandTable, f: Flow) -> Result<(), DemandError> {
         let n = self.core.slots.src_free.len();
-        assert!(
-            (f.src as usize) < n && (f.dst as usize) < n,
-            "{f:?} is not a pair of the fabric's {n} endpoints"
+        assert_eq!(
+            d.endpoints(),
+            n,
+            "demand table and allocator have different fabrics"
         );
+        for e in [f.src, f.dst] {
+            if e as usize >= n {
+                return Err(DemandError::UnknownEndpoint(e));
+            }
+        }
         self.arrivals.push(Pend::read(d, f));
+        Ok(())
     }
 
     /// Pairs currently pending (with a token in this allocator).
@@ -1059,13 +1090,16 @@ impl Allocator {
     /// `first`; batches must not overlap and should be allocated in increasing order.
     ///
     /// # Panics
-    /// If the table is not for this allocator's fabric (a different number of endpoints).
+    /// If the table is not for this allocator's fabric (a different number of endpoints),
+    /// or the batch would end past timeslot `u64::MAX` (max-min keys are timeslot + 1: a
+    /// clock that far is a caller's bug, not something to wrap).
     pub fn allocate(&mut self, d: &DemandTable, first: u64, out: &mut Batch) {
         assert_eq!(
             d.endpoints(),
             self.core.slots.src_free.len(),
             "demand table and allocator have different fabrics"
         );
+        check_first(first, self.core.width);
         self.core.begin(d, first, out);
         // Only the iterative mode looks up who holds a slot.
         self.core.slots.own = self.mode == Mode::Iterative;
@@ -1115,7 +1149,7 @@ impl Allocator {
                 self.flows.extend(self.pending.iter().map(|t| t.f));
                 self.flows.extend(self.arrivals.iter().map(|t| t.f));
                 self.flows
-                    .sort_unstable_by_key(|&f| (d.remaining(f), d.last_key(f), f.src, f.dst));
+                    .sort_unstable_by_key(|&f| (d.outstanding(f), d.last_key(f), f.src, f.dst));
                 self.kept.clear();
                 for i in 0..self.flows.len() {
                     let f = self.flows[i];
@@ -1144,7 +1178,7 @@ impl Allocator {
             return;
         }
         for &f in &self.kept {
-            while d.remaining(f) > 0 && self.core.augment::<RACKS>(d, f, out) {}
+            while d.outstanding(f) > 0 && self.core.augment::<RACKS>(d, f, out) {}
         }
         // Final greedy pass (maximality after the moves), then a stable counting sort by
         // key bucket (pre-batch, slot 0..63) to restore max-min order.
@@ -1182,12 +1216,19 @@ pub struct Arbiter {
 }
 
 impl Arbiter {
-    pub fn new(fabric: &Fabric, policy: Policy, mode: Mode, width: u32) -> Self {
-        Arbiter {
+    /// An arbiter for `fabric` allocating batches of `width` timeslots (`1..=MAX_WIDTH`,
+    /// else [`ConfigError::Width`]).
+    pub fn new(
+        fabric: &Fabric,
+        policy: Policy,
+        mode: Mode,
+        width: u32,
+    ) -> Result<Self, ConfigError> {
+        Ok(Arbiter {
+            alloc: Allocator::new(fabric, policy, mode, width)?,
             demand: DemandTable::new(fabric.endpoints()),
-            alloc: Allocator::new(fabric, policy, mode, width),
             rejoined: Vec::new(),
-        }
+        })
     }
 
     pub fn demand(&self) -> &DemandTable {
@@ -1202,11 +1243,12 @@ impl Arbiter {
         self.alloc.set_mode(mode);
     }
 
-    /// FCP aggregate count (§5.3): `src` has requested `total` timeslots to `dst` since
-    /// its last reset.
+    /// FCP aggregate count (§5.3): `src` has requested `total` timeslots to `dst`, a
+    /// modular count from its last reset; see [`DemandTable::request`] for its arithmetic
+    /// and the reports refused.
     pub fn request(&mut self, src: u32, dst: u32, total: u64) -> Result<(), crate::DemandError> {
         if let Some(f) = self.demand.request(src, dst, total)? {
-            self.alloc.activate(&self.demand, f);
+            self.alloc.activate(&self.demand, f)?;
         }
         Ok(())
     }
@@ -1218,16 +1260,25 @@ impl Arbiter {
     pub fn rejoin(&mut self, e: u32) -> Result<(), crate::DemandError> {
         self.demand.rejoin(e, &mut self.rejoined)?;
         for f in self.rejoined.drain(..) {
-            self.alloc.activate(&self.demand, f);
+            self.alloc.activate(&self.demand, f)?;
         }
         Ok(())
     }
 
+    /// FCP re-synchronisation (§5.1, §5.3); see [`DemandTable::reset`].
     pub fn reset(&mut self, e: u32) -> Result<(), crate::DemandError> {
         self.demand.reset(e)
     }
 
+    /// Re-synchronisation at an agreed count; see [`DemandTable::reset_to`].
+    pub fn reset_to(&mut self, e: u32, total: u64) -> Result<(), crate::DemandError> {
+        self.demand.reset_to(e, total)
+    }
+
     /// Allocate timeslots `first .. first + width`.
+    ///
+    /// # Panics
+    /// If the batch would end past timeslot `u64::MAX` (see [`Allocator::allocate`]).
     pub fn allocate(&mut self, first: u64, out: &mut Batch) {
         self.alloc.allocate(&self.demand, first, out);
     }
@@ -1296,6 +1347,38 @@ mod tests {
             // Twice with the same scratch: buffers reused with stale contents.
             check(n, v.clone(), &mut scratch);
             check(n, v.into_iter().rev().collect(), &mut scratch);
+        }
+    }
+
+    /// The arbiter's own counts are modular too: started just below 2^64 (the table as
+    /// after 2^64 allocated timeslots), a pair's demand is allocated exactly, across the
+    /// wrap, in every mode and policy, and the endpoint's view does not see the origin.
+    /// (The reports used to compare `base + total` with the count unwrapped: an
+    /// overflow, or, wrapped, a demand dropped.)
+    #[test]
+    fn own_counts_wrap_across_u64_max() {
+        let f = Flow { src: 0, dst: 1 };
+        for policy in [Policy::MaxMin, Policy::MinFct] {
+            for mode in [Mode::Greedy, Mode::Iterative] {
+                let mut arb = Arbiter::new(&Fabric::full_bisection(4), policy, mode, 8).unwrap();
+                arb.demand.start_counts_at(u64::MAX - 4);
+                arb.request(0, 1, 10).unwrap();
+                arb.request(2, 1, 6).unwrap();
+                assert_eq!(arb.demand.remaining(f), Ok(10));
+                let (mut b, mut got) = (Batch::new(), 0);
+                for i in 0..4 {
+                    arb.allocate(i * 8, &mut b);
+                    got += b.grants().filter(|g| g.flow() == f).count();
+                }
+                assert_eq!(got, 10, "{policy:?} {mode:?}");
+                let d = &arb.demand;
+                assert_eq!(
+                    (d.requested(f), d.allocated(f), d.remaining(f)),
+                    (Ok(10), Ok(10), Ok(0))
+                );
+                arb.request(0, 1, 7).unwrap();
+                assert_eq!(arb.demand.remaining(f), Ok(0));
+            }
         }
     }
 

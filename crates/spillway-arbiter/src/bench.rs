@@ -15,8 +15,8 @@
 
 use crate::alloc::{Arbiter, Batch, Mode, Policy};
 pub use crate::cputime::thread_cpu_seconds;
-use crate::demand::Flow;
-use crate::fabric::Fabric;
+use crate::demand::{DemandError, Flow};
+use crate::fabric::{ConfigError, Fabric};
 use crate::pathsel::{TwoTier, VirtualCores};
 use crate::pipeline::Pipeline;
 use std::time::Instant;
@@ -58,6 +58,125 @@ pub enum Sizes {
     Exponential(f64),
 }
 
+impl Sizes {
+    /// Mean request size in MTUs, if the sizes are valid: a whole number of MTUs from 1,
+    /// or a finite mean of at least 1 (a geometric size is at least 1 MTU).
+    fn mean(self) -> Option<f64> {
+        match self {
+            Sizes::Fixed(s) if s >= 1 => Some(s as f64),
+            Sizes::Exponential(m) if m.is_finite() && m >= 1.0 => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// Most endpoints a generated workload may have: the endpoint-side totals (n^2 words)
+/// and the arbiter's demand table (n^2 records of 32 bytes, 512 MB at this size).
+pub const MAX_ENDPOINTS: u32 = 4096;
+
+/// Most requests a generated workload may hold (24 bytes each, generated before the clock
+/// starts): 2^24, about 400 MB. The benchmark's largest workload has ~3.4 million.
+pub const MAX_REQUESTS: f64 = (1u64 << 24) as f64;
+
+/// Most samples of a path-selection measurement (8 bytes each).
+pub const MAX_SAMPLES: usize = 1 << 24;
+
+/// A workload the benchmark cannot generate or measure: refused before any memory is
+/// taken for it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WorkloadError {
+    /// Fewer than 2 endpoints (no pair to request for), or more than [`MAX_ENDPOINTS`].
+    Endpoints(u32),
+    /// An offered load that is not a finite number above 0.
+    Load(f64),
+    /// Request sizes below 1 MTU, or a mean that is not finite.
+    Size,
+    /// No batch to measure, or more than `u32::MAX` in all (batch indices are u32).
+    Batches(u64),
+    /// About `requests` requests: more than [`MAX_REQUESTS`].
+    TooLarge { requests: f64 },
+    /// No sample to measure: 0 samples, fewer timeslots than one batch, or more than
+    /// [`MAX_SAMPLES`].
+    Samples(u64),
+    /// The arbiter refused the configuration (batch width, pipeline stages).
+    Config(ConfigError),
+    /// The arbiter refused a report (request sizes so large that a pair would have more
+    /// than [`crate::MAX_OUTSTANDING`] outstanding).
+    Demand(DemandError),
+}
+
+impl From<ConfigError> for WorkloadError {
+    fn from(e: ConfigError) -> Self {
+        WorkloadError::Config(e)
+    }
+}
+
+impl From<DemandError> for WorkloadError {
+    fn from(e: DemandError) -> Self {
+        WorkloadError::Demand(e)
+    }
+}
+
+impl std::fmt::Display for WorkloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            WorkloadError::Endpoints(n) => {
+                write!(f, "{n} endpoints: a workload needs 2..={MAX_ENDPOINTS}")
+            }
+            WorkloadError::Load(l) => {
+                write!(f, "load {l}: the offered load must be a finite number above 0")
+            }
+            WorkloadError::Size => write!(
+                f,
+                "request sizes must be at least 1 MTU, with a finite mean"
+            ),
+            WorkloadError::Batches(b) => {
+                write!(f, "{b} batches: at least 1 measured, at most {} in all", u32::MAX)
+            }
+            WorkloadError::TooLarge { requests } => write!(
+                f,
+                "about {requests:.3e} requests: more than the {MAX_REQUESTS:.3e} a workload may hold"
+            ),
+            WorkloadError::Samples(n) => {
+                write!(f, "{n} samples: at least 1, at most {MAX_SAMPLES}")
+            }
+            WorkloadError::Config(e) => e.fmt(f),
+            WorkloadError::Demand(e) => e.fmt(f),
+        }
+    }
+}
+impl std::error::Error for WorkloadError {}
+
+/// Whether [`poisson_requests`] can generate this workload: `n` endpoints, an offered
+/// load (MTUs per endpoint per timeslot), `batches` batches of `width` timeslots (at
+/// least one), and about [`MAX_REQUESTS`] requests at most. A load that is not finite or
+/// not above 0 used to run the generator's clock backwards or nowhere, holding every
+/// request it made: gigabytes until memory ran out.
+pub fn check_workload(
+    n: u32,
+    load: f64,
+    sizes: Sizes,
+    width: u32,
+    batches: u64,
+) -> Result<(), WorkloadError> {
+    if !(2..=MAX_ENDPOINTS).contains(&n) {
+        return Err(WorkloadError::Endpoints(n));
+    }
+    if !(load.is_finite() && load > 0.0) {
+        return Err(WorkloadError::Load(load));
+    }
+    let mean = sizes.mean().ok_or(WorkloadError::Size)?;
+    crate::slots::check_width(width)?;
+    if batches == 0 || batches > u32::MAX as u64 {
+        return Err(WorkloadError::Batches(batches));
+    }
+    let requests = n as f64 * load * (batches * width as u64) as f64 / mean;
+    if requests > MAX_REQUESTS {
+        return Err(WorkloadError::TooLarge { requests });
+    }
+    Ok(())
+}
+
 /// The requests of [`poisson_requests`] reported by batch `b` that `*next` has not
 /// passed yet; advances `*next` past them.
 pub fn due<'a>(
@@ -75,7 +194,8 @@ pub fn due<'a>(
 /// Poisson requests, uniform source and destination (Experiment F/G), grouped by the
 /// batch in which they are reported: `(batch, src, dst, total)` where `total` is the
 /// endpoint's FCP aggregate count after this request (computed here, outside the timed
-/// region: it is the endpoint's work, not the arbiter's).
+/// region: it is the endpoint's work, not the arbiter's). The workload must pass
+/// [`check_workload`].
 pub fn poisson_requests(
     n: u32,
     load: f64,
@@ -83,12 +203,10 @@ pub fn poisson_requests(
     width: u32,
     batches: u64,
     seed: u64,
-) -> Vec<(u32, u32, u32, u64)> {
+) -> Result<Vec<(u32, u32, u32, u64)>, WorkloadError> {
+    check_workload(n, load, sizes, width, batches)?;
     let mut rng = Rng::new(seed);
-    let mean = match sizes {
-        Sizes::Fixed(s) => s as f64,
-        Sizes::Exponential(m) => m,
-    };
+    let mean = sizes.mean().ok_or(WorkloadError::Size)?;
     // Offered load = MTUs per endpoint per timeslot; requests per timeslot network-wide.
     let rate = n as f64 * load / mean;
     let horizon = (batches * width as u64) as f64;
@@ -117,7 +235,7 @@ pub fn poisson_requests(
         totals[k] += size;
         out.push(((t as u64 / width as u64) as u32, src, dst, totals[k]));
     }
-    out
+    Ok(out)
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -154,11 +272,25 @@ pub fn alloc_1core(
     warm: u64,
     batches: u64,
     seed: u64,
-) -> AllocResult {
-    (0..REPS)
-        .map(|_| alloc_1core_once(n, load, mode, width, warm, batches, seed))
-        .min_by(|a, b| a.us_per_timeslot.total_cmp(&b.us_per_timeslot))
-        .expect("REPS > 0")
+) -> Result<AllocResult, WorkloadError> {
+    let mut best: Option<AllocResult> = None;
+    for _ in 0..REPS {
+        let r = alloc_1core_once(n, load, mode, width, warm, batches, seed)?;
+        if best.is_none_or(|b| r.us_per_timeslot < b.us_per_timeslot) {
+            best = Some(r);
+        }
+    }
+    best.ok_or(WorkloadError::Samples(0))
+}
+
+/// `warm` unmeasured batches and `batches` measured ones (at least one: a result of no
+/// batches would be NaN).
+fn total_batches(warm: u64, batches: u64) -> Result<u64, WorkloadError> {
+    if batches == 0 {
+        return Err(WorkloadError::Batches(0));
+    }
+    warm.checked_add(batches)
+        .ok_or(WorkloadError::Batches(u64::MAX))
 }
 
 /// Single-threaded allocation: `warm` batches unmeasured, then `batches` measured.
@@ -170,10 +302,11 @@ pub fn alloc_1core_once(
     warm: u64,
     batches: u64,
     seed: u64,
-) -> AllocResult {
+) -> Result<AllocResult, WorkloadError> {
     let fabric = Fabric::full_bisection(n as usize);
-    let reqs = poisson_requests(n, load, Sizes::Fixed(10), width, warm + batches, seed);
-    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, mode, width);
+    let all = total_batches(warm, batches)?;
+    let reqs = poisson_requests(n, load, Sizes::Fixed(10), width, all, seed)?;
+    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, mode, width)?;
     let mut out = Batch::new();
     let (mut granted, mut r) = (0u64, 0usize);
     let (mut alloc_cpu, mut report_cpu) = (0.0, 0.0);
@@ -184,7 +317,7 @@ pub fn alloc_1core_once(
         }
         let t0 = thread_cpu_seconds();
         for &(_, s, d, total) in due(&reqs, &mut r, b) {
-            arb.request(s, d, total).expect("valid endpoints");
+            arb.request(s, d, total)?;
         }
         let t1 = thread_cpu_seconds();
         arb.allocate(b * width as u64, &mut out);
@@ -193,9 +326,9 @@ pub fn alloc_1core_once(
         report_cpu += t1 - t0;
         alloc_cpu += t2 - t1;
     }
-    result(
+    Ok(result(
         load, mode, n, width, batches, granted, alloc_cpu, report_cpu,
-    )
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -235,10 +368,11 @@ pub fn alloc_pipeline(
     warm: u64,
     batches: u64,
     seed: u64,
-) -> AllocResult {
+) -> Result<AllocResult, WorkloadError> {
     let fabric = Fabric::full_bisection(n as usize);
-    let reqs = poisson_requests(n, load, Sizes::Fixed(10), width, warm + batches, seed);
-    let mut pipe = Pipeline::new(&fabric, stages, width);
+    let all = total_batches(warm, batches)?;
+    let reqs = poisson_requests(n, load, Sizes::Fixed(10), width, all, seed)?;
+    let mut pipe = Pipeline::new(&fabric, stages, width)?;
     let (mut granted, mut r) = (0u64, 0usize);
     let mut feed_cpu = 0.0;
     let (mut alloc_cpu0, mut serial0) = (0.0, 0.0);
@@ -256,7 +390,7 @@ pub fn alloc_pipeline(
         }
         let c0 = thread_cpu_seconds();
         for &(_, s, d, total) in due(&reqs, &mut r, b) {
-            pipe.request(s, d, total).expect("valid endpoints");
+            pipe.request(s, d, total)?;
         }
         pipe.allocate(b * width as u64);
         if b >= warm {
@@ -291,13 +425,18 @@ pub fn alloc_pipeline(
     res.us_per_timeslot = wall / (batches * width as u64) as f64 * 1e6;
     res.serial_us_per_timeslot =
         (pipe.serial_cpu_seconds() - serial0) / (batches * width as u64) as f64 * 1e6;
-    res
+    Ok(res)
 }
 
 /// Highest offered load that one core allocates within the real-time budget, found by
 /// bisection; returns (load, achieved Tbit/s) for the allocation core alone (Experiment
 /// F) and, second, for allocation plus demand reports on the same core.
-pub fn realtime_capacity(n: u32, mode: Mode, width: u32, batches: u64) -> [(f64, f64); 2] {
+pub fn realtime_capacity(
+    n: u32,
+    mode: Mode,
+    width: u32,
+    batches: u64,
+) -> Result<[(f64, f64); 2], WorkloadError> {
     let us = |r: &AllocResult, with_reports: bool| {
         r.us_per_timeslot
             + if with_reports {
@@ -310,14 +449,14 @@ pub fn realtime_capacity(n: u32, mode: Mode, width: u32, batches: u64) -> [(f64,
     let mut out = [(0.0, 0.0); 2];
     for (i, with_reports) in [false, true].into_iter().enumerate() {
         let (mut lo, mut hi) = (0.05, 1.0);
-        let top = alloc_1core(n, hi, mode, width, batches / 4, batches, 7);
+        let top = alloc_1core(n, hi, mode, width, batches / 4, batches, 7)?;
         if us(&top, with_reports) <= REALTIME_US {
             out[i] = (hi, tbps(&top));
             continue;
         }
         for _ in 0..7 {
             let mid = (lo + hi) / 2.0;
-            let r = alloc_1core(n, mid, mode, width, batches / 4, batches, 7);
+            let r = alloc_1core(n, mid, mode, width, batches / 4, batches, 7)?;
             if us(&r, with_reports) <= REALTIME_US {
                 lo = mid;
                 out[i] = (mid, tbps(&r));
@@ -326,11 +465,12 @@ pub fn realtime_capacity(n: u32, mode: Mode, width: u32, batches: u64) -> [(f64,
             }
         }
     }
-    out
+    Ok(out)
 }
 
-/// Median and p99 of a sample, in microseconds.
+/// Median and p99 of a sample (not empty), in microseconds.
 fn median_p99(v: &mut [f64]) -> (f64, f64) {
+    debug_assert!(!v.is_empty());
     v.sort_unstable_by(|a, b| a.total_cmp(b));
     let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
     (at(0.5), at(0.99))
@@ -370,8 +510,12 @@ impl Permutations {
     }
 }
 
-/// Path selection on full random permutations of [`pathsel_512`]'s network.
-pub fn pathsel_permutations(samples: usize, seed: u64) -> (f64, f64) {
+/// Path selection on full random permutations of [`pathsel_512`]'s network: `samples`
+/// permutations, 1..=[`MAX_SAMPLES`].
+pub fn pathsel_permutations(samples: usize, seed: u64) -> Result<(f64, f64), WorkloadError> {
+    if !(1..=MAX_SAMPLES).contains(&samples) {
+        return Err(WorkloadError::Samples(samples as u64));
+    }
     let mut sel = pathsel_512();
     let mut perms = Permutations::new(seed);
     let mut flows = Vec::with_capacity(512);
@@ -383,16 +527,24 @@ pub fn pathsel_permutations(samples: usize, seed: u64) -> (f64, f64) {
         sel.select(&flows, &mut out).expect("non-blocking");
         times.push(t.elapsed().as_secs_f64() * 1e6);
     }
-    median_p99(&mut times)
+    Ok(median_p99(&mut times))
 }
 
 /// Path selection of the allocator's own matchings (Experiment G: exponential sizes,
-/// mean 10 MTUs) at an offered load: (median, p99) per timeslot.
-pub fn pathsel_allocator(load: f64, timeslots: u64, seed: u64) -> (f64, f64) {
+/// mean 10 MTUs) at an offered load: (median, p99) per timeslot, over `timeslots` (at
+/// least one batch of 64).
+pub fn pathsel_allocator(
+    load: f64,
+    timeslots: u64,
+    seed: u64,
+) -> Result<(f64, f64), WorkloadError> {
     let n = 512u32;
     let width = 64u32;
     let fabric = Fabric::full_bisection(n as usize);
     let batches = timeslots / width as u64;
+    if batches == 0 || timeslots > MAX_SAMPLES as u64 {
+        return Err(WorkloadError::Samples(timeslots));
+    }
     let warm = 20;
     let reqs = poisson_requests(
         n,
@@ -401,8 +553,8 @@ pub fn pathsel_allocator(load: f64, timeslots: u64, seed: u64) -> (f64, f64) {
         width,
         warm + batches,
         seed,
-    );
-    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, Mode::Greedy, width);
+    )?;
+    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, Mode::Greedy, width)?;
     let mut sel = pathsel_512();
     let (mut out, mut paths) = (Batch::new(), Vec::new());
     let mut by_slot: Vec<Vec<Flow>> = (0..width).map(|_| Vec::new()).collect();
@@ -410,7 +562,7 @@ pub fn pathsel_allocator(load: f64, timeslots: u64, seed: u64) -> (f64, f64) {
     let mut r = 0;
     for b in 0..warm + batches {
         for &(_, s, d, total) in due(&reqs, &mut r, b) {
-            arb.request(s, d, total).expect("valid endpoints");
+            arb.request(s, d, total)?;
         }
         arb.allocate(b * width as u64, &mut out);
         if b < warm {
@@ -426,5 +578,5 @@ pub fn pathsel_allocator(load: f64, timeslots: u64, seed: u64) -> (f64, f64) {
             times.push(t.elapsed().as_secs_f64() * 1e6);
         }
     }
-    median_p99(&mut times)
+    Ok(median_p99(&mut times))
 }

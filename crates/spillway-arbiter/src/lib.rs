@@ -9,6 +9,7 @@
 
 pub mod alloc;
 pub mod bench;
+pub mod cli;
 pub mod cputime;
 pub mod demand;
 pub mod fabric;
@@ -17,8 +18,8 @@ pub mod pipeline;
 pub mod slots;
 
 pub use alloc::{Allocator, Arbiter, Batch, Mode, Policy};
-pub use demand::{DemandError, DemandTable, Flow};
-pub use fabric::Fabric;
+pub use demand::{DemandError, DemandTable, Flow, MAX_OUTSTANDING};
+pub use fabric::{ConfigError, Fabric};
 pub use pathsel::{
     AlternatingPaths, Coloring, EdgeColoring, PathError, ThreeTier, TwoTier, VirtualCores,
 };

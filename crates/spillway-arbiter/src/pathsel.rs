@@ -25,6 +25,19 @@ pub enum PathError {
     DegreeExceedsColors { degree: u32, colors: u32 },
     /// More than [`MAX_VERTICES`] vertices on a side, or an edge naming one outside.
     BadVertex(u32),
+    /// A packet names an endpoint outside the fabric of `endpoints` endpoints.
+    UnknownEndpoint { endpoint: u32, endpoints: usize },
+    /// Three tiers with pods of no racks.
+    ZeroRacksPerPod,
+}
+
+/// The error for a flow with an endpoint outside a fabric of `n` (at least one is).
+fn unknown_endpoint(f: Flow, n: usize) -> PathError {
+    let endpoint = if f.src as usize >= n { f.src } else { f.dst };
+    PathError::UnknownEndpoint {
+        endpoint,
+        endpoints: n,
+    }
 }
 
 impl std::fmt::Display for PathError {
@@ -39,6 +52,14 @@ impl std::fmt::Display for PathError {
             PathError::BadVertex(v) => {
                 write!(f, "vertex {v} out of range (at most {MAX_VERTICES})")
             }
+            PathError::UnknownEndpoint {
+                endpoint,
+                endpoints,
+            } => write!(
+                f,
+                "endpoint {endpoint} is not in the fabric of {endpoints} endpoints"
+            ),
+            PathError::ZeroRacksPerPod => write!(f, "a pod must hold at least one rack"),
         }
     }
 }
@@ -62,14 +83,18 @@ pub struct EdgeColoring {
 
 const NONE: u16 = u16::MAX;
 
+/// Most colors [`EdgeColoring`] hands out: edge multiplicities and colors are kept as
+/// u16, colors below `u16::MAX` (the end-of-list mark).
+pub const EULER_MAX_COLORS: u32 = NONE as u32;
+
 impl EdgeColoring {
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Color `edges` (left, right) of a bipartite multigraph with `n` vertices per side
-    /// using at most `colors` colors; `out[i]` is the color of `edges[i]`. Returns the
-    /// number of colors used (the largest degree).
+    /// using at most `colors` colors (and at most [`EULER_MAX_COLORS`]); `out[i]` is the
+    /// color of `edges[i]`. Returns the number of colors used (the largest degree).
     pub fn color(
         &mut self,
         n: usize,
@@ -82,23 +107,26 @@ impl EdgeColoring {
         }
         self.n = n;
         out.clear();
-        let mut m = self.take_matrix();
+        // Degrees first: the count matrix holds u16 multiplicities, so a degree beyond
+        // them is refused before anything is counted there.
         let (mut dl, mut dr) = ([0u32; MAX_VERTICES], [0u32; MAX_VERTICES]);
         for &(l, r) in edges {
             if l as usize >= n || r as usize >= n {
                 return Err(PathError::BadVertex(l.max(r)));
             }
-            m[l as usize * n + r as usize] += 1;
             dl[l as usize] += 1;
             dr[r as usize] += 1;
         }
         let deg = dl.iter().chain(&dr).copied().max().unwrap_or(0);
-        if deg > colors {
-            self.pool.push(m);
+        if deg > colors || deg > EULER_MAX_COLORS {
             return Err(PathError::DegreeExceedsColors {
                 degree: deg,
-                colors,
+                colors: colors.min(EULER_MAX_COLORS),
             });
+        }
+        let mut m = self.take_matrix();
+        for &(l, r) in edges {
+            m[l as usize * n + r as usize] += 1;
         }
         // Pad to a deg-regular multigraph with dummy edges (§7.3 footnote 4).
         let (mut i, mut j) = (0, 0);
@@ -291,7 +319,8 @@ impl AlternatingPaths {
         Self::default()
     }
 
-    /// Same contract as [`EdgeColoring::color`]; `colors` must be at most 64.
+    /// Same contract as [`EdgeColoring::color`], with at most 64 colors (a larger degree
+    /// is [`PathError::DegreeExceedsColors`] with `colors` 64).
     pub fn color(
         &mut self,
         n: usize,
@@ -299,9 +328,11 @@ impl AlternatingPaths {
         colors: u32,
         out: &mut Vec<u32>,
     ) -> Result<u32, PathError> {
-        if n > MAX_VERTICES || edges.len() >= NONE as usize {
+        if n > MAX_VERTICES {
             return Err(PathError::BadVertex(n as u32));
         }
+        // No length check needed: with at most 64 vertices of degree at most 64 below,
+        // there are fewer than `NONE` edges.
         let mut deg = [0u32; 2 * MAX_VERTICES];
         for &(l, r) in edges {
             if l as usize >= n || r as usize >= n {
@@ -486,7 +517,7 @@ fn two_tier(
         let f = flows[i];
         let (Some(&rs), Some(&rd)) = (rack_of.get(f.src as usize), rack_of.get(f.dst as usize))
         else {
-            return Err(PathError::BadVertex(f.src.max(f.dst)));
+            return Err(unknown_endpoint(f, rack_of.len()));
         };
         if rs == rd {
             continue;
@@ -508,7 +539,7 @@ fn two_tier(
                     match (rack_of.get(f.src as usize), rack_of.get(f.dst as usize)) {
                         (Some(&rs), Some(&rd)) if rs != rd => Ok(Some((rs, rd))),
                         (Some(_), Some(_)) => Ok(None),
-                        _ => Err(PathError::BadVertex(f.src.max(f.dst))),
+                        _ => Err(unknown_endpoint(f, rack_of.len())),
                     }
                 };
                 return Err(out_of_colors(flows.len(), colors, &ends));
@@ -569,7 +600,14 @@ impl VirtualCores {
     pub fn colors(&self) -> u32 {
         self.phys.len() as u32
     }
-    pub fn physical(&self, color: u32) -> u32 {
+    /// The physical core of virtual core (color) `color`; `None` past [`Self::colors`].
+    pub fn physical(&self, color: u32) -> Option<u32> {
+        self.phys.get(color as usize).copied()
+    }
+
+    /// [`VirtualCores::physical`] of a color a colorer handed out (below `colors()`).
+    #[inline]
+    fn core_of(&self, color: u32) -> u32 {
         self.phys[color as usize]
     }
 }
@@ -626,7 +664,9 @@ impl TwoTier {
     }
 
     /// Pick a core for every packet of one timeslot's matching: `out[i]` is the physical
-    /// core of `flows[i]`, or `None` if it stays inside its rack.
+    /// core of `flows[i]`, or `None` if it stays inside its rack. An endpoint outside the
+    /// fabric is [`PathError::UnknownEndpoint`]; a rack with more inter-rack packets than
+    /// paths, [`PathError::DegreeExceedsColors`].
     pub fn select(&mut self, flows: &[Flow], out: &mut Vec<Option<u32>>) -> Result<(), PathError> {
         let c = self.cores.colors();
         if self.algo == Coloring::AlternatingPaths && c <= 64 && flows.len() < NONE as usize {
@@ -655,7 +695,7 @@ impl TwoTier {
         for (i, f) in flows.iter().enumerate() {
             let (Some(&rs), Some(&rd)) = (rack_of.get(f.src as usize), rack_of.get(f.dst as usize))
             else {
-                return Err(PathError::BadVertex(f.src.max(f.dst)));
+                return Err(unknown_endpoint(*f, rack_of.len()));
             };
             edges[m] = (rs, rd);
             which[m] = i as u32;
@@ -666,7 +706,7 @@ impl TwoTier {
         let (edges, which) = (&self.edges[..m], &self.which[..m]);
         self.colorer.color(self.racks, edges, c, &mut self.colors)?;
         for (&i, &c) in which.iter().zip(&self.colors) {
-            out[i as usize] = Some(self.cores.physical(c));
+            out[i as usize] = Some(self.cores.core_of(c));
         }
         Ok(())
     }
@@ -701,20 +741,26 @@ pub struct ThreeTier {
 }
 
 impl ThreeTier {
+    /// `rack_of[e]` is endpoint e's rack; pods of `racks_per_pod` racks (at least one:
+    /// 0 is [`PathError::ZeroRacksPerPod`]), at most 64 racks and pods.
     pub fn new(
         rack_of: Vec<u32>,
         racks_per_pod: u32,
         aggs: VirtualCores,
         cores: VirtualCores,
     ) -> Result<Self, PathError> {
+        if racks_per_pod == 0 {
+            // Was taken as 1: a configuration that means nothing is refused, not guessed.
+            return Err(PathError::ZeroRacksPerPod);
+        }
         let racks = rack_of.iter().max().map_or(0, |&r| r as usize + 1);
-        let pods = racks.div_ceil(racks_per_pod.max(1) as usize);
+        let pods = racks.div_ceil(racks_per_pod as usize);
         if racks > MAX_VERTICES || pods > MAX_VERTICES {
             return Err(PathError::BadVertex(racks as u32));
         }
         Ok(ThreeTier {
             rack_of,
-            racks_per_pod: racks_per_pod.max(1),
+            racks_per_pod,
             pods,
             racks,
             aggs,
@@ -729,6 +775,8 @@ impl ThreeTier {
         })
     }
 
+    /// A path for every packet of one timeslot's matching: `out[i]` for `flows[i]`,
+    /// `None` if it stays inside its rack. Errors as [`TwoTier::select`]'s.
     pub fn select(
         &mut self,
         flows: &[Flow],
@@ -737,8 +785,14 @@ impl ThreeTier {
         self.edges.clear();
         self.which.clear();
         out.clear();
-        for (i, f) in flows.iter().enumerate() {
-            let (rs, rd) = (self.rack_of[f.src as usize], self.rack_of[f.dst as usize]);
+        for (i, &f) in flows.iter().enumerate() {
+            let (Some(&rs), Some(&rd)) = (
+                self.rack_of.get(f.src as usize),
+                self.rack_of.get(f.dst as usize),
+            ) else {
+                out.clear();
+                return Err(unknown_endpoint(f, self.rack_of.len()));
+            };
             out.push(None);
             if rs != rd {
                 self.edges.push((rs, rd));
@@ -777,12 +831,12 @@ impl ThreeTier {
             )?;
             for (k, &i) in self.plane_which.iter().enumerate() {
                 if let Some(p) = out[i as usize].as_mut() {
-                    p.core = Some(self.cores.physical(self.plane_colors[k]));
+                    p.core = Some(self.cores.core_of(self.plane_colors[k]));
                 }
             }
         }
         for p in out.iter_mut().flatten() {
-            p.agg = self.aggs.physical(p.agg);
+            p.agg = self.aggs.core_of(p.agg);
         }
         Ok(())
     }

@@ -16,10 +16,12 @@
 //! link, and token buffers circulate, so the steady state allocates nothing.
 
 use crate::alloc::{
-    reread_after_reset, sort_arrivals, Batch, Core, General, MaxMinPass, Pend, SortScratch,
+    check_first, reread_after_reset, sort_arrivals, Batch, Core, General, MaxMinPass, Pend,
+    SortScratch,
 };
 use crate::demand::{DemandError, DemandTable, Flow};
-use crate::fabric::Fabric;
+use crate::fabric::{ConfigError, Fabric};
+use crate::slots::check_width;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc::{sync_channel, Receiver, RecvError, SyncSender, TryRecvError};
 use std::sync::Arc;
@@ -67,20 +69,30 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
-    /// `stages` >= 2 allocator threads; batches of `width` timeslots.
-    pub fn new(fabric: &Fabric, stages: usize, width: u32) -> Self {
+    /// `stages` >= 2 allocator threads (else [`ConfigError::Stages`]: use an
+    /// [`crate::Allocator`] for one); batches of `width` timeslots (`1..=MAX_WIDTH`, else
+    /// [`ConfigError::Width`]).
+    pub fn new(fabric: &Fabric, stages: usize, width: u32) -> Result<Self, ConfigError> {
         Self::with_chunk(fabric, stages, width, CHUNK)
     }
 
     /// [`Pipeline::new`] with `chunk` pairs per message between stages (tests use small
-    /// ones to exercise the streaming).
+    /// ones to exercise the streaming); 0 is [`ConfigError::Chunk`].
     #[doc(hidden)]
-    pub fn with_chunk(fabric: &Fabric, stages: usize, width: u32, chunk: usize) -> Self {
-        assert!(chunk > 0, "chunks hold at least one pair");
-        assert!(
-            stages >= 2,
-            "a pipeline has at least two stages (use Allocator for one)"
-        );
+    pub fn with_chunk(
+        fabric: &Fabric,
+        stages: usize,
+        width: u32,
+        chunk: usize,
+    ) -> Result<Self, ConfigError> {
+        // Checked before any thread starts.
+        if chunk == 0 {
+            return Err(ConfigError::Chunk);
+        }
+        if stages < 2 {
+            return Err(ConfigError::Stages(stages));
+        }
+        check_width(width)?;
         let n = fabric.endpoints();
         let demand = Arc::new(DemandTable::new_shared(n));
         // Room for every token of one batch's output plus the next one's start.
@@ -140,7 +152,7 @@ impl Pipeline {
                     .expect("spawn allocator thread"),
             );
         }
-        Pipeline {
+        Ok(Pipeline {
             demand,
             cmds,
             results,
@@ -155,7 +167,7 @@ impl Pipeline {
             in_flight: 0,
             cpu_ns,
             serial_ns,
-        }
+        })
     }
 
     pub fn demand(&self) -> &DemandTable {
@@ -196,13 +208,20 @@ impl Pipeline {
         self.demand.reset(e)
     }
 
+    /// [`Pipeline::reset`] at an agreed count; see [`DemandTable::reset_to`].
+    pub fn reset_to(&mut self, e: u32, total: u64) -> Result<(), DemandError> {
+        self.demand.reset_to(e, total)
+    }
+
     /// Start allocating timeslots `first .. first + width` (batches in increasing order).
     /// Results come back from [`Pipeline::recv`], in order.
     ///
     /// # Panics
     /// With as many batches in flight as the pipeline holds results for (4 per stage):
-    /// [`Pipeline::recv`] some first (the stages would stop with nobody receiving).
+    /// [`Pipeline::recv`] some first (the stages would stop with nobody receiving). If
+    /// the batch would end past timeslot `u64::MAX` (see [`crate::Allocator::allocate`]).
     pub fn allocate(&mut self, first: u64) {
+        check_first(first, self.width);
         assert!(
             self.in_flight < 4 * self.cmds.len(),
             "{} batches in flight: recv() finished batches before starting more",

@@ -6,7 +6,7 @@
 //! rack's capacity for that timeslot is used up.
 
 use crate::demand::Flow;
-use crate::fabric::Fabric;
+use crate::fabric::{ConfigError, Fabric};
 
 /// Most timeslots one batch can hold: the bits of a word.
 pub const MAX_WIDTH: u32 = 64;
@@ -25,6 +25,15 @@ impl Grant {
             src: self.src,
             dst: self.dst,
         }
+    }
+}
+
+/// A batch width the bitmap table can hold: `1..=MAX_WIDTH`.
+pub(crate) fn check_width(width: u32) -> Result<(), ConfigError> {
+    if (1..=MAX_WIDTH).contains(&width) {
+        Ok(())
+    } else {
+        Err(ConfigError::Width(width))
     }
 }
 
@@ -49,14 +58,12 @@ pub(crate) struct Slots {
 }
 
 impl Slots {
+    /// `width` checked by [`check_width`].
     pub fn new(fabric: &Fabric, width: u32) -> Self {
-        assert!(
-            (1..=MAX_WIDTH).contains(&width),
-            "batch width must be 1..=64"
-        );
+        debug_assert!(check_width(width).is_ok());
         let n = fabric.endpoints();
-        let r = fabric.racks_len();
-        let cap = |c: u32| c.min(u16::MAX as u32) as u16;
+        let cap = |c: &u32| (*c).min(u16::MAX as u32) as u16;
+        let (up, down) = fabric.caps();
         Slots {
             full: if width == 64 {
                 u64::MAX
@@ -69,13 +76,13 @@ impl Slots {
             dst_owner: vec![0; n * 64],
             own: false,
             racks: fabric.constrained(),
-            rack_of: (0..n as u32).map(|e| fabric.rack_of(e)).collect(),
-            up_cap: (0..r as u32).map(|x| cap(fabric.up_cap(x))).collect(),
-            down_cap: (0..r as u32).map(|x| cap(fabric.down_cap(x))).collect(),
-            up_free: vec![0; r],
-            down_free: vec![0; r],
-            up_used: vec![0; r * 64],
-            down_used: vec![0; r * 64],
+            rack_of: fabric.racks_of().to_vec(),
+            up_cap: up.iter().map(cap).collect(),
+            down_cap: down.iter().map(cap).collect(),
+            up_free: vec![0; up.len()],
+            down_free: vec![0; up.len()],
+            up_used: vec![0; up.len() * 64],
+            down_used: vec![0; up.len() * 64],
         }
     }
 

@@ -39,7 +39,7 @@ fn fabric_strategy() -> impl Strategy<Value = Fabric> {
             proptest::collection::vec(0u32..3, 2..16),
             proptest::collection::vec(0u32..4, 3)
         )
-            .prop_map(|(rack_of, caps)| Fabric::with_racks(rack_of, caps.clone(), caps)),
+            .prop_map(|(rack_of, caps)| Fabric::with_racks(rack_of, caps.clone(), caps).unwrap()),
     ]
 }
 
@@ -77,7 +77,7 @@ fn run(
     width: u32,
 ) -> Result<(), TestCaseError> {
     let n = fabric.endpoints();
-    let mut arb = Arbiter::new(fabric, policy, mode, width);
+    let mut arb = Arbiter::new(fabric, policy, mode, width).unwrap();
     let mut totals = vec![0u64; n * n];
     let mut batch = Batch::new();
     let mut t = 0;
@@ -95,13 +95,18 @@ fn run(
             }
             Event::Repeat { src, dst } => {
                 let i = (src as usize) * n + dst as usize;
-                let before = arb.demand().remaining(spillway_arbiter::Flow { src, dst });
+                let before = arb
+                    .demand()
+                    .remaining(spillway_arbiter::Flow { src, dst })
+                    .unwrap();
                 let _ = arb.request(src, dst, totals[i]);
                 let _ = arb.request(src, dst, totals[i].saturating_sub(3));
                 if src != dst {
                     prop_assert_eq!(
                         before,
-                        arb.demand().remaining(spillway_arbiter::Flow { src, dst })
+                        arb.demand()
+                            .remaining(spillway_arbiter::Flow { src, dst })
+                            .unwrap()
                     );
                 }
             }
@@ -129,7 +134,7 @@ fn run(
             if src != dst {
                 let f = spillway_arbiter::Flow { src, dst };
                 prop_assert_eq!(
-                    arb.demand().requested(f),
+                    arb.demand().requested(f).unwrap(),
                     totals[src as usize * n + dst as usize]
                 );
             }
@@ -157,8 +162,8 @@ proptest! {
     #[test]
     fn iterative_never_gives_less_than_greedy((fabric, evs, policy, width) in scenario()) {
         let n = fabric.endpoints();
-        let mut g = Arbiter::new(&fabric, policy, Mode::Greedy, width);
-        let mut it = Arbiter::new(&fabric, policy, Mode::Greedy, width);
+        let mut g = Arbiter::new(&fabric, policy, Mode::Greedy, width).unwrap();
+        let mut it = Arbiter::new(&fabric, policy, Mode::Greedy, width).unwrap();
         let mut totals = vec![0u64; n * n];
         let (mut bg, mut bi) = (Batch::new(), Batch::new());
         let mut t = 0;

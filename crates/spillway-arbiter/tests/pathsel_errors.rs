@@ -1,8 +1,12 @@
 //! Two-tier path selection colors with every path it has (not only the largest degree's
 //! worth): a rack with more inter-rack packets than paths must still be an error, with
-//! the degree that caused it, and unknown endpoints too (never a panic).
+//! the degree that caused it, and unknown endpoints too (never a panic), in two tiers
+//! and three.
 
-use spillway_arbiter::pathsel::{Coloring, PathError, TwoTier, VirtualCores};
+use spillway_arbiter::pathsel::{
+    AlternatingPaths, Coloring, EdgeColoring, PathError, ThreeTier, TwoTier, VirtualCores,
+    EULER_MAX_COLORS,
+};
 use spillway_arbiter::Flow;
 
 #[test]
@@ -29,8 +33,132 @@ fn more_packets_than_paths_is_an_error() {
         let bad = [Flow { src: 0, dst: 99 }];
         assert_eq!(
             sel.select(&bad, &mut out),
-            Err(PathError::BadVertex(99)),
+            Err(PathError::UnknownEndpoint {
+                endpoint: 99,
+                endpoints: 12
+            }),
             "{algo:?}"
         );
     }
+}
+
+/// Three tiers refuse an endpoint outside the fabric as two tiers do (it used to index
+/// the rack table out of bounds), and stay usable afterwards.
+#[test]
+fn three_tier_unknown_endpoint_is_an_error() {
+    // 2 pods of 2 racks of 2 endpoints.
+    let rack_of: Vec<u32> = (0..8).map(|e| e / 2).collect();
+    let mut sel = ThreeTier::new(
+        rack_of,
+        2,
+        VirtualCores::uniform(2),
+        VirtualCores::uniform(2),
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let ok = Flow { src: 0, dst: 4 };
+    for (bad, endpoint) in [
+        (Flow { src: 1, dst: 8 }, 8),
+        (Flow { src: 99, dst: 2 }, 99),
+        (
+            Flow {
+                src: u32::MAX,
+                dst: 9,
+            },
+            u32::MAX,
+        ),
+    ] {
+        assert_eq!(
+            sel.select(&[ok, bad], &mut out),
+            Err(PathError::UnknownEndpoint {
+                endpoint,
+                endpoints: 8
+            })
+        );
+    }
+    sel.select(&[ok], &mut out).unwrap();
+    assert!(out[0].is_some_and(|p| p.core.is_some()));
+    // An empty fabric: every endpoint is unknown.
+    let mut empty = ThreeTier::new(
+        Vec::new(),
+        1,
+        VirtualCores::uniform(1),
+        VirtualCores::uniform(1),
+    )
+    .unwrap();
+    assert_eq!(
+        empty.select(&[Flow { src: 0, dst: 1 }], &mut out),
+        Err(PathError::UnknownEndpoint {
+            endpoint: 0,
+            endpoints: 0
+        })
+    );
+    empty.select(&[], &mut out).unwrap();
+}
+
+/// Degrees past what a colorer can count are errors, not overflows: the Euler splits
+/// keep u16 multiplicities (70,000 parallel edges overflowed the count matrix), and the
+/// alternating-path colorer named a vertex for a long edge list.
+#[test]
+fn degrees_past_a_colorers_limits_are_errors() {
+    let edges = vec![(0u32, 1u32); 70_000];
+    let mut out = Vec::new();
+    assert_eq!(
+        EdgeColoring::new().color(2, &edges, 100_000, &mut out),
+        Err(PathError::DegreeExceedsColors {
+            degree: 70_000,
+            colors: EULER_MAX_COLORS
+        })
+    );
+    // The largest degree it counts still colors.
+    let edges = vec![(0u32, 1u32); EULER_MAX_COLORS as usize];
+    let mut c = EdgeColoring::new();
+    assert_eq!(c.color(2, &edges, u32::MAX, &mut out), Ok(EULER_MAX_COLORS));
+    let mut seen = out.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), edges.len(), "parallel edges share a color");
+    let edges = vec![(0u32, 0u32); 65_535];
+    assert_eq!(
+        AlternatingPaths::new().color(1, &edges, 64, &mut out),
+        Err(PathError::DegreeExceedsColors {
+            degree: 65_535,
+            colors: 64
+        })
+    );
+    // Two tiers fall back to Euler splits past 65,535 packets or 64 paths.
+    let mut sel = TwoTier::new(vec![0, 1], VirtualCores::uniform(70_000)).unwrap();
+    let flows = vec![Flow { src: 0, dst: 1 }; 70_000];
+    assert_eq!(
+        sel.select(&flows, &mut Vec::new()),
+        Err(PathError::DegreeExceedsColors {
+            degree: 70_000,
+            colors: EULER_MAX_COLORS
+        })
+    );
+}
+
+/// Pods of no racks were taken as pods of one.
+#[test]
+fn three_tier_pods_of_no_racks_are_refused() {
+    let r = ThreeTier::new(
+        vec![0, 1],
+        0,
+        VirtualCores::uniform(1),
+        VirtualCores::uniform(1),
+    );
+    assert_eq!(r.err(), Some(PathError::ZeroRacksPerPod));
+}
+
+/// A virtual core's physical core is looked up, not indexed: past the virtual cores it
+/// is `None` (it panicked).
+#[test]
+fn physical_core_of_an_unknown_color_is_none() {
+    let v = VirtualCores::new(&[2, 0, 1]);
+    assert_eq!(v.colors(), 3);
+    assert_eq!(
+        (0..5).map(|c| v.physical(c)).collect::<Vec<_>>(),
+        [Some(0), Some(0), Some(2), None, None]
+    );
+    assert_eq!(VirtualCores::uniform(0).physical(0), None);
 }

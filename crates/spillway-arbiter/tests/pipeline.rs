@@ -48,8 +48,8 @@ proptest! {
         chunk in prop_oneof![Just(1usize), Just(3), Just(256)],
     ) {
         let n = fabric.endpoints();
-        let mut arb = Arbiter::new(&fabric, Policy::MaxMin, Mode::Greedy, width);
-        let mut pipe = Pipeline::with_chunk(&fabric, stages, width, chunk);
+        let mut arb = Arbiter::new(&fabric, Policy::MaxMin, Mode::Greedy, width).unwrap();
+        let mut pipe = Pipeline::with_chunk(&fabric, stages, width, chunk).unwrap();
         let mut totals = vec![0u64; n * n];
         let mut b = Batch::new();
         for (i, (reqs, reset)) in work.iter().enumerate() {
@@ -91,7 +91,7 @@ fn pipeline_runs_ahead_and_conserves_demand() {
     ] {
         let n = fabric.endpoints();
         let width = 16u32;
-        let mut pipe = Pipeline::with_chunk(&fabric, stages, width, chunk);
+        let mut pipe = Pipeline::with_chunk(&fabric, stages, width, chunk).unwrap();
         let mut totals = vec![0u64; n * n];
         let mut got: HashMap<(u32, u32), u64> = HashMap::new();
         let mut x = 0x9e3779b97f4a7c15u64;
@@ -111,12 +111,15 @@ fn pipeline_runs_ahead_and_conserves_demand() {
                     seen.insert((g.slot, 'd', g.dst)),
                     "destination twice in a slot"
                 );
-                let (rs, rd) = (fabric.rack_of(g.src), fabric.rack_of(g.dst));
+                let (rs, rd) = (
+                    fabric.rack_of(g.src).unwrap(),
+                    fabric.rack_of(g.dst).unwrap(),
+                );
                 if rs != rd {
                     *up.entry((g.slot, rs)).or_insert(0) += 1;
                     *down.entry((g.slot, rd)).or_insert(0) += 1;
-                    assert!(up[&(g.slot, rs)] <= fabric.up_cap(rs));
-                    assert!(down[&(g.slot, rd)] <= fabric.down_cap(rd));
+                    assert!(up[&(g.slot, rs)] <= fabric.up_cap(rs).unwrap());
+                    assert!(down[&(g.slot, rd)] <= fabric.down_cap(rd).unwrap());
                 }
                 *got.entry((g.src, g.dst)).or_insert(0) += 1;
             }
@@ -158,7 +161,7 @@ fn pipeline_runs_ahead_and_conserves_demand() {
 /// pair, and it is never allocated more than it requested.
 #[test]
 fn a_reset_drops_the_demand_tokens_carry() {
-    let mut pipe = Pipeline::new(&Fabric::full_bisection(4), 2, 8);
+    let mut pipe = Pipeline::new(&Fabric::full_bisection(4), 2, 8).unwrap();
     let f = Flow { src: 0, dst: 3 };
     // Two senders to one receiver: each gets half of every batch, so both keep demand.
     pipe.request(0, 3, 1000).unwrap();
@@ -169,9 +172,9 @@ fn a_reset_drops_the_demand_tokens_carry() {
         first += 8;
         pipe.recv();
     }
-    assert_eq!(pipe.demand().allocated(f), 8);
+    assert_eq!(pipe.demand().allocated(f).unwrap(), 8);
     pipe.demand().reset(0).unwrap();
-    assert_eq!(pipe.demand().remaining(f), 0);
+    assert_eq!(pipe.demand().remaining(f).unwrap(), 0);
     let mut got = 0;
     for _ in 0..3 {
         pipe.allocate(first);
@@ -179,21 +182,26 @@ fn a_reset_drops_the_demand_tokens_carry() {
         got += pipe.recv().grants().filter(|g| g.flow() == f).count();
     }
     assert_eq!(got, 0, "granted demand the reset dropped");
-    assert!(pipe.demand().allocated(f) <= pipe.demand().requested(f));
+    assert!(pipe.demand().allocated(f).unwrap() <= pipe.demand().requested(f).unwrap());
     // The other sender now has the receiver to itself.
-    assert_eq!(pipe.demand().allocated(Flow { src: 1, dst: 3 }), 8 + 24);
+    assert_eq!(
+        pipe.demand().allocated(Flow { src: 1, dst: 3 }).unwrap(),
+        8 + 24
+    );
 }
 
 #[test]
 #[should_panic(expected = "no batch in flight")]
 fn recv_with_nothing_in_flight_is_refused() {
-    Pipeline::new(&Fabric::full_bisection(4), 2, 8).recv();
+    Pipeline::new(&Fabric::full_bisection(4), 2, 8)
+        .unwrap()
+        .recv();
 }
 
 #[test]
 #[should_panic(expected = "recv() finished batches")]
 fn starting_more_batches_than_the_pipeline_holds_is_refused() {
-    let mut pipe = Pipeline::new(&Fabric::full_bisection(4), 2, 8);
+    let mut pipe = Pipeline::new(&Fabric::full_bisection(4), 2, 8).unwrap();
     for b in 0..9 {
         pipe.allocate(b * 8);
     }

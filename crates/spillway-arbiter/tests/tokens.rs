@@ -18,7 +18,7 @@ fn total(arb: &mut Arbiter, first: &mut u64, batches: u32, b: &mut Batch, f: Flo
 #[test]
 fn reset_drops_demand_held_in_tokens() {
     for mode in [Mode::Greedy, Mode::Iterative] {
-        let mut arb = Arbiter::new(&Fabric::full_bisection(4), Policy::MaxMin, mode, 8);
+        let mut arb = Arbiter::new(&Fabric::full_bisection(4), Policy::MaxMin, mode, 8).unwrap();
         let (mut b, mut first) = (Batch::new(), 0);
         // Two senders to one receiver: each is backlogged, holding demand in its token.
         let (f, g) = (Flow { src: 0, dst: 3 }, Flow { src: 1, dst: 3 });
@@ -27,21 +27,22 @@ fn reset_drops_demand_held_in_tokens() {
         let before = total(&mut arb, &mut first, 2, &mut b, f);
         assert_eq!(before, 8, "{mode:?}: half of 16 slots");
         arb.reset(0).unwrap();
-        assert_eq!(arb.demand().remaining(f), 0);
+        assert_eq!(arb.demand().remaining(f).unwrap(), 0);
         assert_eq!(total(&mut arb, &mut first, 3, &mut b, f), 0, "{mode:?}");
         assert_eq!(total(&mut arb, &mut first, 1, &mut b, g), 8, "{mode:?}");
         // Fresh totals after the reset count from zero again.
         arb.request(0, 3, 5).unwrap();
         let again = total(&mut arb, &mut first, 4, &mut b, f);
         assert_eq!(again, 5, "{mode:?}");
-        assert_eq!(arb.demand().allocated(f), 5);
-        assert_eq!(arb.demand().remaining(f), 0);
+        assert_eq!(arb.demand().allocated(f).unwrap(), 5);
+        assert_eq!(arb.demand().remaining(f).unwrap(), 0);
     }
 }
 
 #[test]
 fn demand_reported_while_backlogged_is_served() {
-    let mut arb = Arbiter::new(&Fabric::full_bisection(4), Policy::MaxMin, Mode::Greedy, 8);
+    let mut arb =
+        Arbiter::new(&Fabric::full_bisection(4), Policy::MaxMin, Mode::Greedy, 8).unwrap();
     let (mut b, mut first) = (Batch::new(), 0);
     let f = Flow { src: 0, dst: 1 };
     arb.request(0, 1, 3).unwrap();
@@ -51,12 +52,12 @@ fn demand_reported_while_backlogged_is_served() {
     arb.request(0, 1, 10).unwrap();
     let got = total(&mut arb, &mut first, 3, &mut b, f);
     assert_eq!(got, 7);
-    assert_eq!(arb.demand().allocated(f), 10);
+    assert_eq!(arb.demand().allocated(f).unwrap(), 10);
     // Within one batch, a token that runs dry picks up demand reported before the
     // batch: 4 + 6 more, all in the next batch of 8 slots shared with (2, 1).
     arb.request(0, 1, 14).unwrap();
     arb.request(0, 1, 20).unwrap();
     let got = total(&mut arb, &mut first, 4, &mut b, f);
     assert_eq!(got, 10);
-    assert_eq!(arb.demand().remaining(f), 0);
+    assert_eq!(arb.demand().remaining(f).unwrap(), 0);
 }

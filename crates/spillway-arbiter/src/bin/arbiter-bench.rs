@@ -1,8 +1,12 @@
 //! `arbiter-bench [--json] [--quick] [--widths]`: the benchmarks of issue 6, behind
 //! `spillway bench arbiter`. See `spillway_arbiter::bench` for what is measured and how.
+//! An unknown argument is refused with one line on stderr and exit code 2.
 
 use spillway_arbiter::bench::{self, AllocResult};
-use spillway_arbiter::Mode;
+use spillway_arbiter::{cli, Mode};
+
+/// The benchmark's workloads are constants, all valid: an error here is a bug.
+const VALID: &str = "the benchmark's own workloads are valid";
 
 const N: u32 = 256;
 const WIDTH: u32 = 64;
@@ -30,21 +34,19 @@ fn mode_name(m: Mode) -> &'static str {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let json = args.iter().any(|a| a == "--json");
-    let quick = args.iter().any(|a| a == "--quick");
-    if let Some(a) = args
-        .iter()
-        .find(|a| !matches!(a.as_str(), "--json" | "--quick" | "--widths"))
-    {
-        eprintln!("arbiter-bench: unknown argument {a:?}; usage: arbiter-bench [--json] [--quick] [--widths]");
-        std::process::exit(2);
+    let opts = cli::parse_bench(&args).unwrap_or_else(|e| cli::refuse("arbiter-bench", &e));
+    if opts.help {
+        println!("usage: {}", cli::BENCH_USAGE);
+        return;
     }
+    let (json, quick) = (opts.json, opts.quick);
     let (warm, batches) = if quick { (50, 300) } else { (300, 2000) };
-    if args.iter().any(|a| a == "--widths") {
+    if opts.widths {
         for w in [8u32, 16, 32, 64] {
             for load in [0.3, 0.9] {
                 let s = 64 / w as u64;
-                let r = bench::alloc_1core(N, load, Mode::Greedy, w, warm * s, batches * s, 1);
+                let r = bench::alloc_1core(N, load, Mode::Greedy, w, warm * s, batches * s, 1)
+                    .expect(VALID);
                 eprintln!(
                     "width {w:2} load {load}: {:.4} us/timeslot, {:.0} Gbit/s per core",
                     r.us_per_timeslot, r.gbps_per_core
@@ -54,7 +56,8 @@ fn main() {
         for w in [16u32, 32, 64] {
             for load in [0.3, 0.9] {
                 let s = 64 / w as u64;
-                let r = bench::alloc_pipeline(N, load, 2, w, warm * s, batches * s, 1);
+                let r =
+                    bench::alloc_pipeline(N, load, 2, w, warm * s, batches * s, 1).expect(VALID);
                 eprintln!(
                     "pipeline, 2 stages, width {w:2} load {load}: {:.4} us/timeslot (wall), serial part {:.4} us/timeslot",
                     r.us_per_timeslot, r.serial_us_per_timeslot
@@ -66,16 +69,20 @@ fn main() {
     let mut alloc = Vec::new();
     for mode in [Mode::Greedy, Mode::Iterative] {
         for &load in &loads {
-            alloc.push(bench::alloc_1core(N, load, mode, WIDTH, warm, batches, 1));
+            alloc.push(bench::alloc_1core(N, load, mode, WIDTH, warm, batches, 1).expect(VALID));
         }
     }
     // Saturation: offered load 1.0, where the backlog grows and only the matching's
     // quality limits what is carried (greedy vs iterative).
     let sat: Vec<AllocResult> = [Mode::Greedy, Mode::Iterative]
-        .map(|m| bench::alloc_1core(N, 1.0, m, WIDTH, warm, batches / 2, 1))
+        .map(|m| bench::alloc_1core(N, 1.0, m, WIDTH, warm, batches / 2, 1).expect(VALID))
         .to_vec();
-    let rt = [Mode::Greedy, Mode::Iterative]
-        .map(|m| (bench::realtime_capacity(N, m, WIDTH, batches / 2), m));
+    let rt = [Mode::Greedy, Mode::Iterative].map(|m| {
+        (
+            bench::realtime_capacity(N, m, WIDTH, batches / 2).expect(VALID),
+            m,
+        )
+    });
     let (rt_best, rt_mode) = if rt[1].0[0].1 > rt[0].0[0].1 {
         rt[1]
     } else {
@@ -84,15 +91,15 @@ fn main() {
     let [(rt_load, rt_tbps), (rt_load_wr, rt_tbps_wr)] = rt_best;
     let two: Vec<AllocResult> = loads
         .iter()
-        .map(|&l| bench::alloc_pipeline(N, l, 2, WIDTH, warm, batches, 1))
+        .map(|&l| bench::alloc_pipeline(N, l, 2, WIDTH, warm, batches, 1).expect(VALID))
         .collect();
     let samples = if quick { 2000 } else { 20000 };
-    let (pm, pp) = bench::pathsel_permutations(samples, 3);
+    let (pm, pp) = bench::pathsel_permutations(samples, 3).expect(VALID);
     let slots = if quick { 3200 } else { 12800 };
     let by_load: Vec<(f64, f64, f64)> = (1..=9)
         .map(|i| {
             let load = i as f64 / 10.0;
-            let (m, p) = bench::pathsel_allocator(load, slots, 5);
+            let (m, p) = bench::pathsel_allocator(load, slots, 5).expect(VALID);
             (load, m, p)
         })
         .collect();

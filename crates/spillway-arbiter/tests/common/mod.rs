@@ -34,16 +34,26 @@ impl Snapshot {
             requested: vec![],
             allocated: vec![],
             key: vec![],
-            present: (0..n as u32).map(|e| d.present(e)).collect(),
+            present: (0..n as u32).map(|e| d.present(e).unwrap()).collect(),
         };
         for f in all {
-            s.remaining
-                .push(if f.src == f.dst { 0 } else { d.remaining(f) });
-            s.requested
-                .push(if f.src == f.dst { 0 } else { d.requested(f) });
-            s.allocated
-                .push(if f.src == f.dst { 0 } else { d.allocated(f) });
-            s.key.push(d.last_allocated(f).map_or(0, |t| t + 1));
+            s.remaining.push(if f.src == f.dst {
+                0
+            } else {
+                d.remaining(f).unwrap()
+            });
+            s.requested.push(if f.src == f.dst {
+                0
+            } else {
+                d.requested(f).unwrap()
+            });
+            s.allocated.push(if f.src == f.dst {
+                0
+            } else {
+                d.allocated(f).unwrap()
+            });
+            s.key
+                .push(d.last_allocated(f).unwrap().map_or(0, |t| t + 1));
         }
         s
     }
@@ -64,7 +74,7 @@ pub fn check_batch(
 ) -> Result<(), String> {
     let n = before.n;
     let w = batch.width() as usize;
-    let rack = |e: u32| fabric.rack_of(e) as usize;
+    let rack = |e: u32| fabric.rack_of(e).unwrap() as usize;
     let racks = fabric.racks_len();
     // Per slot: who sends, who receives, rack loads.
     let mut src_at = vec![vec![None::<Flow>; n]; w];
@@ -104,13 +114,13 @@ pub fn check_batch(
     }
     for k in 0..w {
         for r in 0..racks {
-            if up[k][r].len() > fabric.up_cap(r as u32) as usize {
+            if up[k][r].len() > fabric.up_cap(r as u32).unwrap() as usize {
                 return Err(format!(
                     "rack {r} uplink over capacity in slot {k}: {:?}",
                     up[k][r]
                 ));
             }
-            if down[k][r].len() > fabric.down_cap(r as u32) as usize {
+            if down[k][r].len() > fabric.down_cap(r as u32).unwrap() as usize {
                 return Err(format!("rack {r} downlink over capacity in slot {k}"));
             }
         }
@@ -128,15 +138,16 @@ pub fn check_batch(
                 before.remaining[i]
             ));
         }
-        if after.allocated(f) != before.allocated[i] + g {
+        if after.allocated(f).unwrap() != before.allocated[i] + g {
             return Err(format!("{f:?}: allocated count does not match grants"));
         }
-        if after.allocated(f) + after.remaining(f) != after.requested(f) {
+        if after.allocated(f).unwrap() + after.remaining(f).unwrap() != after.requested(f).unwrap()
+        {
             return Err(format!(
                 "{f:?}: allocated {} + pending {} != requested {}",
-                after.allocated(f),
-                after.remaining(f),
-                after.requested(f)
+                after.allocated(f).unwrap(),
+                after.remaining(f).unwrap(),
+                after.requested(f).unwrap()
             ));
         }
     }
@@ -183,10 +194,10 @@ pub fn check_batch(
             }
             let (rs, rd) = (rack(f.src), rack(f.dst));
             if rs != rd {
-                if up[k][rs].len() >= fabric.up_cap(rs as u32) as usize {
+                if up[k][rs].len() >= fabric.up_cap(rs as u32).unwrap() as usize {
                     blockers.push(up[k][rs].clone());
                 }
-                if down[k][rd].len() >= fabric.down_cap(rd as u32) as usize {
+                if down[k][rd].len() >= fabric.down_cap(rd as u32).unwrap() as usize {
                     blockers.push(down[k][rd].clone());
                 }
             }
