@@ -48,7 +48,7 @@ fn main() {
                     let Some(s) = sim.sender_of(id as u64) else {
                         continue;
                     };
-                    p.last = (s.packs, s.una());
+                    p.last = (s.packs().0, s.una());
                     if !warm {
                         p.base = p.last;
                     }

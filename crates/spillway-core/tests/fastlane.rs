@@ -4,8 +4,8 @@
 
 use spillway_core::config::Scenario;
 use spillway_core::engine::Sim;
-use spillway_core::output::ports::PortRecords;
 use spillway_core::output::flows::FlowRecords;
+use spillway_core::output::ports::PortRecords;
 use spillway_core::units::PS_PER_S;
 use spillway_core::workload::CLASS_SHORT;
 

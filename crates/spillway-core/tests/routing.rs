@@ -3,8 +3,8 @@
 
 use spillway_core::config::Scenario;
 use spillway_core::engine::Sim;
-use spillway_core::output::ports::PortRecords;
 use spillway_core::output::flows::FlowRecords;
+use spillway_core::output::ports::PortRecords;
 use spillway_core::workload::{CLASS_BACKGROUND, CLASS_LABELS};
 
 fn scenario(text: &str, overrides: &[&str]) -> Result<Scenario, String> {

@@ -23,10 +23,11 @@ pub use reference::reference_markdown;
 pub use run::RunSpec;
 pub use switch::{Forwarding, QueueKind, RouteSpec, SwitchSpec};
 pub use topology::{Shape, TopologySpec};
-pub use transport::{TransportKind, TransportSpec};
 pub use workload::{parse_trace_csv, BackgroundSpec, FlowSpec, ResponseSize, WorkloadSpec};
 
 use crate::packet::wire::wire_bytes;
+use crate::transport::cc::kinds::CcKind;
+use crate::transport::TransportConfig;
 use crate::units;
 use host::read_host;
 use keys::{unknown_key_message, KEYS};
@@ -44,7 +45,7 @@ pub struct Scenario {
     pub topology: TopologySpec,
     pub switch: SwitchSpec,
     pub host: HostSpec,
-    pub transport: TransportSpec,
+    pub transport: TransportConfig,
     pub workload: WorkloadSpec,
     pub background: Option<BackgroundSpec>,
     pub run: RunSpec,
@@ -82,18 +83,19 @@ impl Scenario {
         }
         let host = read_host(&mut r, &switch)?;
         let transport = read_transport(&mut r, &topology)?;
-        if transport.kind == TransportKind::Dctcp {
+        let tcp = transport.tcp();
+        if matches!(tcp.cc, CcKind::Dctcp { .. }) {
             if switch.codel.is_none() && switch.ecn_threshold.is_none() {
                 return Err(r.err(
                     "transport.kind",
                     "dctcp follows ECN marks: set switch.ecn = \"threshold\" (DCTCP's K) or \"codel\"",
                 ));
             }
-            if !transport.ecn {
+            if !tcp.ecn {
                 return Err(r.err("transport.ecn", "dctcp is ECN-capable by definition"));
             }
         }
-        if !transport.ecn && (switch.codel.is_some() || switch.ecn_threshold.is_some()) {
+        if !tcp.ecn && (switch.codel.is_some() || switch.ecn_threshold.is_some()) {
             // Non-ECT packets are never marked, and a quench is answered like an echo.
             return Err(r.err(
                 "transport.ecn",
@@ -152,9 +154,9 @@ fn check_buffers(
     t: &TopologySpec,
     sw: &SwitchSpec,
     host: &HostSpec,
-    tr: &TransportSpec,
+    tr: &TransportConfig,
 ) -> Result<(), ScenarioError> {
-    let frame = wire_bytes(tr.mss + tr.header_bytes, t.framing_bytes) as u64;
+    let frame = wire_bytes(tr.mss() + tr.header_bytes(), t.framing_bytes) as u64;
     let tiered = matches!(t.shape, Shape::LeafSpine { .. } | Shape::FatTree { .. });
     let buffers = [
         ("switch.buffer", Some(sw.buffer)),
@@ -220,7 +222,7 @@ mod tests {
         let s = parse("").unwrap();
         assert_eq!(s.topology.link_rate, 10_000_000_000);
         assert_eq!(s.switch.buffer, 131_072);
-        assert_eq!(s.transport.rto_init, s.transport.rto_min);
+        assert_eq!(s.transport.tcp().rto_init, s.transport.tcp().rto_min);
         assert!(s.resolved.contains("[topology]"));
         // The resolved text parses back to the same scenario.
         let again = parse(&s.resolved).unwrap();
@@ -290,8 +292,8 @@ mod tests {
     fn pfabric_bdp_is_counted_in_packets_on_the_wire() {
         let s =
             parse("[topology]\nkind = \"pfabric144\"\n[transport]\nkind = \"pfabric\"").unwrap();
-        assert_eq!(s.transport.init_cwnd, 4);
-        assert_eq!(s.transport.max_cwnd, Some(8));
+        assert_eq!(s.transport.tcp().init_cwnd, 4);
+        assert_eq!(s.transport.tcp().cc, CcKind::PFabric { max_cwnd: 8 * 1460 });
     }
 
     /// Only pFabric's window is capped: elsewhere the key did nothing, silently.

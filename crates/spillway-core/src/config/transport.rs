@@ -4,49 +4,12 @@ use super::error::ScenarioError;
 use super::reader::Reader;
 use super::topology::{Shape, TopologySpec};
 use crate::packet::wire::wire_bytes;
-use crate::transport::tcp::PriorityMode;
-use crate::units::{self, Ps};
+use crate::transport::cc::kinds::CcKind;
+use crate::transport::tcp::config::{PriorityMode, TcpConfig};
+use crate::transport::tcp::fastlane::NotifyMode;
+use crate::transport::TransportConfig;
+use crate::units;
 use toml::Value;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TransportKind {
-    Tcp,
-    /// TCP with CUBIC's window (RFC 8312, Linux 2.6.38).
-    Cubic,
-    Dctcp,
-    PFabric,
-}
-
-#[derive(Debug, Clone)]
-pub struct TransportSpec {
-    pub kind: TransportKind,
-    pub mss: u32,
-    pub header_bytes: u32,
-    pub init_cwnd: u32,
-    pub rwnd: u64,
-    pub per_ack_increase: bool,
-    pub cwnd_limited: bool,
-    pub ssthresh_from_cwnd: bool,
-    pub rto_min: Ps,
-    pub rto_init: Ps,
-    pub rto_max: Ps,
-    pub dupack_threshold: Option<u32>,
-    pub max_reordering: Option<u32>,
-    pub tso_defer: Option<Ps>,
-    pub undo: bool,
-    pub delayed_ack: Option<Ps>,
-    pub lost_retransmit: bool,
-    pub data_class: u8,
-    pub ack_class: u8,
-    pub max_cwnd: Option<u32>,
-    pub ecn: bool,
-    pub ooo_option: bool,
-    pub priority: PriorityMode,
-    pub probe_after: Option<u32>,
-    pub dctcp_g: f64,
-    pub cp: bool,
-    pub rearm_rto: bool,
-}
 
 /// One BDP of the longest host-to-host path, in segments: the base RTT (a full data
 /// packet out and an ACK back, store-and-forward, no queueing) times the host link rate.
@@ -77,16 +40,13 @@ pub(super) fn bdp_segments(t: &TopologySpec, mss: u32, header: u32) -> u32 {
     bdp_bytes.div_ceil(data).max(1) as u32
 }
 
+/// `[transport]` into the transport's own settings.
 pub(super) fn read_transport(
     r: &mut Reader,
     topo: &TopologySpec,
-) -> Result<TransportSpec, ScenarioError> {
-    let kind = match r.choice("transport.kind")? {
-        "pfabric" => TransportKind::PFabric,
-        "dctcp" => TransportKind::Dctcp,
-        "cubic" => TransportKind::Cubic,
-        _ => TransportKind::Tcp,
-    };
+) -> Result<TransportConfig, ScenarioError> {
+    let kind = r.choice("transport.kind")?;
+    let pfabric = kind == "pfabric";
     let mss = r.uint("transport.mss", 64, 9_000)? as u32;
     let rto_min = r.time("transport.rto_min")?;
     if rto_min == 0 {
@@ -109,7 +69,7 @@ pub(super) fn read_transport(
         ));
     }
     let header_bytes = r.uint("transport.header_bytes", 0, 1000)? as u32;
-    let init_cwnd = if kind == TransportKind::PFabric && r.raw("transport.init_cwnd").is_none() {
+    let init_cwnd = if pfabric && r.raw("transport.init_cwnd").is_none() {
         // pFabric §4.3: start at line rate.
         let w = bdp_segments(topo, mss, header_bytes);
         r.record("transport.init_cwnd", Value::Integer(w as i64));
@@ -117,7 +77,7 @@ pub(super) fn read_transport(
     } else {
         r.uint("transport.init_cwnd", 1, 1 << 20)? as u32
     };
-    let max_cwnd = match (kind == TransportKind::PFabric)
+    let max_cwnd = match (pfabric)
         .then(|| r.opt_uint("transport.max_cwnd", 1))
         .transpose()?
         .flatten()
@@ -131,14 +91,14 @@ pub(super) fn read_transport(
             }
             Some(m.min(u32::MAX as u64) as u32)
         }
-        None if kind == TransportKind::PFabric && r.raw("transport.max_cwnd").is_none() => {
+        None if pfabric && r.raw("transport.max_cwnd").is_none() => {
             let m = 2 * init_cwnd;
             r.record("transport.max_cwnd", Value::Integer(m as i64));
             Some(m)
         }
         None => None,
     };
-    let (priority, probe_after) = if kind == TransportKind::PFabric {
+    let (priority, probe_after) = if pfabric {
         let p = match r.choice("transport.priority")? {
             "flow_size" => PriorityMode::FlowSize,
             _ => PriorityMode::Remaining,
@@ -147,10 +107,8 @@ pub(super) fn read_transport(
     } else {
         (PriorityMode::Remaining, None)
     };
-    Ok(TransportSpec {
-        kind,
+    Ok(TransportConfig::Tcp(TcpConfig {
         mss,
-        header_bytes,
         init_cwnd,
         rwnd,
         per_ack_increase: r.choice("transport.cwnd_increase")? == "acks",
@@ -159,7 +117,7 @@ pub(super) fn read_transport(
         rto_min,
         rto_init,
         rto_max,
-        dupack_threshold: r
+        dupthresh: r
             .opt_uint("transport.dupack_threshold", 1)?
             .map(|v| v as u32),
         max_reordering: r
@@ -171,17 +129,30 @@ pub(super) fn read_transport(
         lost_retransmit: r.bool("transport.lost_retransmit")?,
         data_class: r.uint("transport.data_class", 0, 7)? as u8,
         ack_class: r.uint("transport.ack_class", 0, 7)? as u8,
-        max_cwnd,
         ecn: r.bool("transport.ecn")?,
         ooo_option: r.bool("transport.ooo_option")?,
         priority,
         probe_after,
         rearm_rto: r.bool("transport.rearm_rto")?,
-        dctcp_g: if kind == TransportKind::Dctcp {
-            r.float_in("transport.dctcp_g", 0.0, 1.0)?
-        } else {
-            0.0
+        cc: match kind {
+            "pfabric" => CcKind::PFabric {
+                max_cwnd: max_cwnd.map_or(u64::MAX, |m| m as u64 * mss as u64),
+            },
+            "dctcp" => CcKind::Dctcp {
+                g: r.float_in("transport.dctcp_g", 0.0, 1.0)?,
+            },
+            "cubic" => CcKind::Cubic,
+            _ => CcKind::NewReno,
         },
         cp: r.bool("transport.cp")?,
-    })
+        header_bytes,
+        // pFabric: a small fixed timeout (pFabric §4.3); its notifications ask for a
+        // probe first (FastLane §3.4.2).
+        fixed_rto: pfabric,
+        notify: if pfabric {
+            NotifyMode::Probe
+        } else {
+            NotifyMode::Tcp
+        },
+    }))
 }

@@ -22,17 +22,13 @@ use crate::switch::port::{Port, NO_WAKE};
 use queue::EventQueue;
 
 pub mod queue;
-use crate::config::{Forwarding, QueueKind, Scenario, ScenarioError, TransportKind};
+use crate::config::{Forwarding, QueueKind, Scenario, ScenarioError};
 use crate::fabric::topology::Topology;
 use crate::rng::{component, mix64, Rng};
-use crate::transport::cc::cubic::Cubic;
-use crate::transport::cc::dctcp::Dctcp;
 use crate::transport::cc::kinds::Cc;
-use crate::transport::cc::newreno::NewReno;
-use crate::transport::cc::pfabric::PFabricCc;
-use crate::transport::tcp::fastlane::NotifyMode;
-use crate::transport::tcp::PriorityMode;
-use crate::transport::tcp::{AckInfo, RxResult, SegOut, TcpConfig, TcpReceiver, TcpSender};
+use crate::transport::connection::{AckInfo, Handled, Input, Segment};
+use crate::transport::tcp::sender::TcpSender;
+use crate::transport::{Transport, TransportConfig};
 use crate::units::Ps;
 use crate::workload::{NewFlow, QueryRecord, Traffic};
 use std::collections::VecDeque;
@@ -129,8 +125,7 @@ struct Flow {
     nic_blocked: bool,
     /// Drop notifications received by either end (FastLane).
     notified: u32,
-    sender: TcpSender<Cc>,
-    receiver: TcpReceiver,
+    conn: Transport,
 }
 
 #[derive(Default)]
@@ -283,20 +278,12 @@ pub struct Sim {
     active: u64,
     workload: Traffic,
     wl_pending: Option<Ps>,
-    tcp: TcpConfig,
-    header: u32,
+    transport: TransportConfig,
     framing: u32,
-    data_class: u8,
     ack_class: u8,
     forwarding: Forwarding,
     overflow: Overflow,
-    transport: TransportKind,
-    priority: PriorityMode,
-    max_cwnd: Option<u64>,
-    ect: bool,
-    cp: bool,
     cut_extra: u64,
-    dctcp_g: f64,
     /// pFabric victims of the current admission.
     evicted: Vec<Entry>,
     switch_rng: Vec<Rng>,
@@ -322,7 +309,7 @@ pub struct Sim {
     event_limit: u64,
     seed: u64,
     next_flow_id: u64,
-    segs: Vec<SegOut>,
+    segs: Vec<Segment>,
     newflows: Vec<NewFlow>,
     records: FlowRecords,
     queries: Vec<QueryRecord>,
@@ -388,33 +375,6 @@ impl Sim {
                 }
             }
         }
-        let t = &sc.transport;
-        let tcp = TcpConfig {
-            mss: t.mss,
-            init_cwnd: t.init_cwnd,
-            rwnd: t.rwnd,
-            per_ack_increase: t.per_ack_increase,
-            cwnd_limited: t.cwnd_limited,
-            ssthresh_from_cwnd: t.ssthresh_from_cwnd,
-            rto_min: t.rto_min,
-            rto_init: t.rto_init,
-            rto_max: t.rto_max,
-            dupthresh: t.dupack_threshold,
-            delayed_ack: t.delayed_ack,
-            lost_retransmit: t.lost_retransmit,
-            fixed_rto: t.kind == TransportKind::PFabric,
-            probe_after: t.probe_after,
-            ecn: t.ecn,
-            ooo_option: t.ooo_option,
-            rearm_rto: t.rearm_rto,
-            max_reordering: t.max_reordering,
-            tso_defer: t.tso_defer,
-            undo: t.undo,
-            notify: match t.kind {
-                TransportKind::Tcp | TransportKind::Cubic | TransportKind::Dctcp => NotifyMode::Tcp,
-                TransportKind::PFabric => NotifyMode::Probe,
-            },
-        };
         let workload = Traffic::new(
             &sc.workload,
             sc.background.as_ref(),
@@ -440,20 +400,12 @@ impl Sim {
             active: 0,
             workload,
             wl_pending: None,
-            tcp,
-            header: t.header_bytes,
+            transport: sc.transport.clone(),
             framing: sc.topology.framing_bytes,
-            data_class: t.data_class,
-            ack_class: t.ack_class,
+            ack_class: sc.transport.ack_class(),
             forwarding: sc.switch.forwarding,
             overflow: sc.switch.overflow,
-            transport: t.kind,
-            priority: t.priority,
-            max_cwnd: t.max_cwnd.map(|m| m as u64 * t.mss as u64),
-            ect: t.ecn,
-            cp: t.cp,
             cut_extra: sc.switch.cut_extra,
-            dctcp_g: t.dctcp_g,
             evicted: Vec::new(),
             switch_rng,
             rx_jitter: sc.host.rx_jitter,
@@ -688,14 +640,15 @@ impl Sim {
                 (self.flows.len() - 1) as u32
             }
         };
-        let mss = self.tcp.mss as u64;
+        let mss = self.transport.mss() as u64;
+        let header = self.transport.header_bytes();
         let packets = f.size.div_ceil(mss);
         let last = f.size - (packets - 1) * mss;
         let ideal = ideal_fct(
             &self.net.path(f.src, f.dst),
             packets,
-            wire_bytes(self.tcp.mss + self.header, self.framing),
-            wire_bytes(last as u32 + self.header, self.framing),
+            wire_bytes(mss as u32 + header, self.framing),
+            wire_bytes(last as u32 + header, self.framing),
         );
         // The 5-tuple: addresses plus ephemeral ports, which we derive from the flow id.
         let hash = mix64(self.seed ^ ((f.src as u64) << 40) ^ ((f.dst as u64) << 20) ^ mix64(id));
@@ -720,8 +673,7 @@ impl Sim {
             in_nic: 0,
             nic_blocked: false,
             notified: 0,
-            sender: TcpSender::new(&self.tcp, f.size, self.new_cc()),
-            receiver: TcpReceiver::new(&self.tcp, f.size),
+            conn: Transport::new(&self.transport, f.size),
         });
         self.active += 1;
         self.counters.flows_started += 1;
@@ -730,21 +682,11 @@ impl Sim {
         let mut segs = std::mem::take(&mut self.segs);
         let f = self.flows[slot as usize].as_mut().unwrap();
         let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
-        f.sender.start(self.now, budget, &mut segs);
+        f.conn.start();
+        f.conn.poll_transmit(self.now, budget, &mut segs);
         self.send_segments(slot, &mut segs);
         self.segs = segs;
         self.arm_timer(slot);
-    }
-
-    fn new_cc(&self) -> Cc {
-        match self.transport {
-            TransportKind::Tcp => Cc::NewReno(NewReno::default()),
-            TransportKind::Cubic => Cc::Cubic(Cubic::default()),
-            TransportKind::Dctcp => Cc::Dctcp(Dctcp::new(self.dctcp_g)),
-            TransportKind::PFabric => {
-                Cc::PFabric(PFabricCc::new(self.max_cwnd.unwrap_or(u64::MAX)))
-            }
-        }
     }
 
     /// A segment of this flow left its NIC: let the window send into the freed slot.
@@ -754,28 +696,24 @@ impl Sim {
             return;
         };
         let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
-        if budget == 0 || f.sender.window_closed() {
+        if !f.conn.wants_poll(budget) {
             return;
         }
         let mut segs = std::mem::take(&mut self.segs);
-        f.sender.poll(now, budget, &mut segs);
+        f.conn.handle(now, Input::NicFreed);
+        f.conn.poll_transmit(now, budget, &mut segs);
         self.send_segments(slot, &mut segs);
         self.segs = segs;
         self.arm_timer(slot);
     }
 
-    fn send_segments(&mut self, slot: u32, segs: &mut Vec<SegOut>) {
+    fn send_segments(&mut self, slot: u32, segs: &mut Vec<Segment>) {
         if segs.is_empty() {
             return;
         }
         let f = self.flows[slot as usize].as_mut().unwrap();
         f.in_nic += segs.len() as u32;
         let (src, dst, id, hash) = (f.src, f.dst, f.id, f.hash);
-        let prio = match self.priority {
-            PriorityMode::Remaining => f.sender.remaining(),
-            PriorityMode::FlowSize => f.size,
-        };
-        let epoch = f.sender.epoch();
         for (i, &s) in segs.iter().enumerate() {
             let kind = if s.probe {
                 self.counters.probes += 1;
@@ -783,16 +721,16 @@ impl Sim {
             } else {
                 PktKind::Data
             };
-            let wire = wire_bytes(s.len + self.header, self.framing);
-            let mut p = Packet::new(kind, slot, id, src, dst, self.data_class, wire, hash);
+            let wire = wire_bytes(s.ip_bytes, self.framing);
+            let mut p = Packet::new(kind, slot, id, src, dst, s.class, wire, hash);
             p.retx = s.retx;
             p.len = s.len;
             p.seq = s.seq;
-            p.ts = self.now;
-            p.prio = prio;
-            p.epoch = epoch;
-            p.ect = self.ect && kind == PktKind::Data;
-            p.cpa = self.cp && kind == PktKind::Data;
+            p.ts = s.ts;
+            p.prio = s.prio;
+            p.epoch = s.epoch;
+            p.ect = s.ect;
+            p.cpa = s.cpa;
             let pkt = self.pkts.alloc(p);
             self.enqueue(src, 0, pkt, u16::MAX);
             if self.nic_refused {
@@ -812,10 +750,10 @@ impl Sim {
     /// (a wake now would offer them to the still-full queue; Linux waits for its next
     /// ACK, or with nothing in flight for a probe timer).
     #[inline(never)]
-    fn refused(&mut self, slot: u32, host: u32, segs: &[SegOut]) {
+    fn refused(&mut self, slot: u32, host: u32, segs: &[Segment]) {
         let f = self.flows[slot as usize].as_mut().unwrap();
         f.in_nic -= segs.len() as u32 - 1; // the first was counted out as it was dropped
-        f.sender.unsend(segs);
+        f.conn.handle(self.now, Input::Refused(segs));
         if !f.nic_blocked {
             f.nic_blocked = true;
             self.nic_blocked[host as usize].push(slot);
@@ -826,31 +764,16 @@ impl Sim {
         let f = self.flows[slot as usize].as_mut().unwrap();
         // Any ACK covers a segment held for merging (`host.gro`).
         f.gro_at = Ps::MAX;
-        let ack = f.receiver.make_ack();
-        // SACK option: 2 B kind/len + 8 B per block, padded to 4 B (RFC 2018).
-        let opt = if ack.nsack > 0 {
-            (2 + 8 * ack.nsack as u32).div_ceil(4) * 4
-        } else {
-            0
-        };
-        // FastLane's out-of-order option (§3.4.1): 2 B kind/len + 4 B count + padding.
-        let ooo_opt = if self.tcp.ooo_option { 8 } else { 0 };
-        // CP's PACK block (§4.3) rides in a SACK-like option: 8 B more, or a whole
-        // option (2 + 8, padded) when there is no SACK block.
-        let is_pack = ack.pack_block().is_some();
-        let pack_opt = match (is_pack, ack.nsack) {
-            (false, _) => 0,
-            (true, 0) => 12,
-            (true, n) => (2 + 8 * (n as u32 + 1)).div_ceil(4) * 4 - opt,
-        };
-        let wire = wire_bytes(self.header + opt + ooo_opt + pack_opt, self.framing);
+        let a = f.conn.poll_ack();
+        let ack = a.info;
+        let wire = wire_bytes(a.ip_bytes, self.framing);
         let mut pkt = Packet::new(
             PktKind::Ack,
             slot,
             f.id,
             f.dst,
             f.src,
-            self.ack_class,
+            a.class,
             wire,
             f.hash.rotate_left(17),
         );
@@ -861,7 +784,7 @@ impl Sim {
         pkt.sack = ack.sack;
         pkt.ece = ack.ece;
         pkt.ooo = ack.ooo.min(u32::MAX as u64) as u32;
-        pkt.ppl = is_pack;
+        pkt.ppl = a.pack;
         pkt.pack = ack.pack;
         pkt.dsack = ack.dsack;
         let from = f.dst;
@@ -879,11 +802,7 @@ impl Sim {
     fn arm_timer(&mut self, slot: u32) {
         let f = self.flows[slot as usize].as_mut().unwrap();
         // Deadlines are at most rto_max after now, never Ps::MAX ("none").
-        let want = f
-            .sender
-            .timer()
-            .unwrap_or(Ps::MAX)
-            .min(f.receiver.timer().unwrap_or(Ps::MAX));
+        let want = f.conn.poll_timeout().unwrap_or(Ps::MAX);
         if want < f.timer_ev.unwrap_or(Ps::MAX) {
             self.queue_timer(slot, want);
         }
@@ -905,11 +824,11 @@ impl Sim {
         f.timer_ev = None;
         let now = self.now;
         let mut segs = std::mem::take(&mut self.segs);
-        let before = f.sender.timeouts;
+        let before = f.conn.stats().timeouts;
         let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
-        f.sender.on_timer(now, budget, &mut segs);
-        self.counters.timeouts += (f.sender.timeouts - before) as u64;
-        let ack_due = f.receiver.on_timer(now);
+        let ack_due = f.conn.handle(now, Input::Timeout).ack_now;
+        f.conn.poll_transmit(now, budget, &mut segs);
+        self.counters.timeouts += (f.conn.stats().timeouts - before) as u64;
         self.send_segments(slot, &mut segs);
         self.segs = segs;
         if ack_due {
@@ -945,20 +864,21 @@ impl Sim {
             }
         }
         r.ideal_fct_ps.push(f.ideal);
-        r.priority.push(self.data_class);
+        r.priority.push(self.transport.data_class());
         r.class.push(f.class);
         r.query_id.push(f.query);
-        r.retransmits.push(f.sender.retransmits);
-        r.timeouts.push(f.sender.timeouts);
+        let st = f.conn.stats();
+        r.retransmits.push(st.retransmits);
+        r.timeouts.push(st.timeouts);
         r.drops.push(f.drops);
         r.notifications.push(f.notified);
-        self.counters.notifications_stale += f.sender.stale_notifications as u64;
-        self.counters.packs += f.sender.packs as u64;
-        self.counters.undos += f.sender.undos as u64;
-        self.counters.ecn_reductions += f.sender.ecn_reductions as u64;
-        r.delivered_bytes.push(f.receiver.delivered());
-        self.counters.bytes_delivered += f.receiver.delivered();
-        self.counters.dup_bytes += f.receiver.dup_bytes;
+        self.counters.notifications_stale += st.notifications_stale as u64;
+        self.counters.packs += st.packs as u64;
+        self.counters.undos += st.undos as u64;
+        self.counters.ecn_reductions += st.ecn_reductions as u64;
+        r.delivered_bytes.push(st.delivered_bytes);
+        self.counters.bytes_delivered += st.delivered_bytes;
+        self.counters.dup_bytes += st.duplicate_bytes;
     }
 
     // ---------------------------------------------------------------- packets
@@ -1068,12 +988,12 @@ impl Sim {
         ts: Ps,
         retx: bool,
         ce: bool,
-    ) -> RxResult {
+    ) -> Handled {
         let now = self.now;
         let f = self.flows[slot as usize].as_mut().unwrap();
         // Linux merges only segments whose headers and options match: not a CE mark,
         // not a retransmission (a later timestamp), and not a duplicate.
-        let mergeable = !ce && !retx && !f.receiver.is_duplicate(seq);
+        let mergeable = !ce && !retx && !f.conn.is_duplicate(seq);
         let joins =
             mergeable && f.gro_at == now && f.gro_next == seq && f.gro_bytes + len <= GRO_MAX_BYTES;
         if !joins {
@@ -1081,7 +1001,16 @@ impl Sim {
         }
         self.ack_held_if_ce_flips(slot, ce);
         let f = self.flows[slot as usize].as_mut().unwrap();
-        let rx = f.receiver.on_data(now, seq, len, ts, retx, ce);
+        let rx = f.conn.handle(
+            now,
+            Input::Data {
+                seq,
+                len,
+                ts,
+                retx,
+                ce,
+            },
+        );
         if rx.ack_now && mergeable {
             f.gro_bytes = if joins { f.gro_bytes + len } else { len };
             f.gro_at = now;
@@ -1103,7 +1032,7 @@ impl Sim {
     #[inline]
     fn ack_held_if_ce_flips(&mut self, slot: u32, ce: bool) {
         let f = self.flows[slot as usize].as_mut().unwrap();
-        if f.receiver.ce_flips(ce) {
+        if f.conn.ce_flips(ce) {
             self.send_ack(slot);
         }
     }
@@ -1587,7 +1516,13 @@ impl Sim {
                     self.gro_flush(slot);
                 }
                 let f = self.flows[slot as usize].as_mut().unwrap();
-                f.receiver.on_cut(p.seq, p.len);
+                f.conn.handle(
+                    now,
+                    Input::Cut {
+                        seq: p.seq,
+                        len: p.len,
+                    },
+                );
                 self.send_ack(slot);
                 self.arm_timer(slot);
             }
@@ -1597,7 +1532,16 @@ impl Sim {
                 } else {
                     self.ack_held_if_ce_flips(slot, p.ce);
                     let f = self.flows[slot as usize].as_mut().unwrap();
-                    let rx = f.receiver.on_data(now, p.seq, p.len, p.ts, p.retx, p.ce);
+                    let rx = f.conn.handle(
+                        now,
+                        Input::Data {
+                            seq: p.seq,
+                            len: p.len,
+                            ts: p.ts,
+                            retx: p.retx,
+                            ce: p.ce,
+                        },
+                    );
                     if rx.ack_now {
                         self.send_ack(slot);
                     }
@@ -1623,8 +1567,9 @@ impl Sim {
                 let mut segs = std::mem::take(&mut self.segs);
                 let f = self.flows[slot as usize].as_mut().unwrap();
                 let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
-                f.sender.on_ack(now, &ack, budget, &mut segs);
-                let done = f.sender.done() && f.receiver.complete();
+                f.conn.handle(now, Input::Ack(&ack));
+                f.conn.poll_transmit(now, budget, &mut segs);
+                let done = f.conn.finished();
                 self.send_segments(slot, &mut segs);
                 self.segs = segs;
                 if done {
@@ -1645,22 +1590,27 @@ impl Sim {
                 let mut segs = std::mem::take(&mut self.segs);
                 let f = self.flows[slot as usize].as_mut().unwrap();
                 let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
-                match p.kind {
+                let input = match p.kind {
                     PktKind::Notify => {
                         self.counters.notifications_delivered += 1;
                         f.notified += 1;
                         if p.orig == PktKind::Probe {
-                            f.sender.on_probe_lost(now, budget, &mut segs);
+                            Input::ProbeNotified
                         } else {
-                            f.sender.on_notify(now, p.seq, p.epoch, budget, &mut segs);
+                            Input::Notified {
+                                seq: p.seq,
+                                epoch: p.epoch,
+                            }
                         }
                     }
-                    PktKind::ProbeAck => f.sender.on_probe_ack(now, budget, &mut segs),
+                    PktKind::ProbeAck => Input::ProbeEcho,
                     _ => {
                         self.counters.quenches_delivered += 1;
-                        f.sender.on_quench();
+                        Input::Quench
                     }
-                }
+                };
+                f.conn.handle(now, input);
+                f.conn.poll_transmit(now, budget, &mut segs);
                 self.send_segments(slot, &mut segs);
                 self.segs = segs;
                 self.arm_timer(slot);
@@ -1725,7 +1675,7 @@ impl Sim {
             .iter()
             .flatten()
             .find(|f| f.id == flow_id)
-            .map(|f| &f.sender)
+            .map(|f| f.conn.tcp().sender())
     }
 
     pub fn live_packets(&self) -> usize {

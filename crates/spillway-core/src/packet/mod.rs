@@ -6,6 +6,7 @@
 
 use crate::units::Ps;
 
+pub mod tcp;
 pub mod wire;
 
 pub const MAX_SACK: usize = 3;

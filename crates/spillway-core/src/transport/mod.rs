@@ -1,8 +1,149 @@
-//! Transports. Each is a sans-IO state machine driven by the simulator.
+//! Transports: sans-IO state machines that keep the contract in [`connection`], driven
+//! by the host that runs them.
 //!
 //! - [`tcp`]: the TCP sender and receiver (NewReno + SACK), which every transport here
-//!   shares, with FastLane's transport half (drop notifications)
+//!   shares, with FastLane's transport half (drop notifications), CP's PACKs and
+//!   pFabric's probe mode
 //! - [`cc`]: the congestion controls: NewReno, CUBIC, DCTCP, pFabric
+//!
+//! [`Transport`] is the one a flow runs, dispatched statically (an enum, one variant per
+//! transport; Turbo is the next).
 
 pub mod cc;
+pub mod connection;
 pub mod tcp;
+
+use crate::units::Ps;
+use connection::{Ack, Handled, Input, Segment, Stats};
+use tcp::config::TcpConfig;
+use tcp::TcpConnection;
+
+/// A transport's settings (`[transport]`), read once.
+#[derive(Debug, Clone)]
+pub enum TransportConfig {
+    Tcp(TcpConfig),
+}
+
+impl TransportConfig {
+    /// Payload bytes of a full segment.
+    pub fn mss(&self) -> u32 {
+        match self {
+            TransportConfig::Tcp(c) => c.mss,
+        }
+    }
+
+    /// IP and transport header bytes of a packet without options.
+    pub fn header_bytes(&self) -> u32 {
+        match self {
+            TransportConfig::Tcp(c) => c.header_bytes,
+        }
+    }
+
+    /// Priority class of data packets.
+    pub fn data_class(&self) -> u8 {
+        match self {
+            TransportConfig::Tcp(c) => c.data_class,
+        }
+    }
+
+    /// Priority class of acknowledgements (and of a probe's echo).
+    pub fn ack_class(&self) -> u8 {
+        match self {
+            TransportConfig::Tcp(c) => c.ack_class,
+        }
+    }
+
+    pub fn tcp(&self) -> &TcpConfig {
+        match self {
+            TransportConfig::Tcp(c) => c,
+        }
+    }
+}
+
+/// The connection a flow runs.
+pub enum Transport {
+    Tcp(TcpConnection),
+}
+
+impl Transport {
+    pub fn new(cfg: &TransportConfig, size: u64) -> Transport {
+        match cfg {
+            TransportConfig::Tcp(c) => Transport::Tcp(TcpConnection::new(c, size)),
+        }
+    }
+
+    pub fn start(&mut self) {
+        match self {
+            Transport::Tcp(c) => c.start(),
+        }
+    }
+
+    #[inline(always)]
+    pub fn handle(&mut self, now: Ps, input: Input) -> Handled {
+        match self {
+            Transport::Tcp(c) => c.handle(now, input),
+        }
+    }
+
+    #[inline(always)]
+    pub fn poll_transmit(&mut self, now: Ps, budget: usize, out: &mut Vec<Segment>) {
+        match self {
+            Transport::Tcp(c) => c.poll_transmit(now, budget, out),
+        }
+    }
+
+    #[inline(always)]
+    pub fn wants_poll(&self, budget: usize) -> bool {
+        match self {
+            Transport::Tcp(c) => c.wants_poll(budget),
+        }
+    }
+
+    pub fn poll_ack(&mut self) -> Ack {
+        match self {
+            Transport::Tcp(c) => c.poll_ack(),
+        }
+    }
+
+    #[inline(always)]
+    pub fn poll_timeout(&self) -> Option<Ps> {
+        match self {
+            Transport::Tcp(c) => c.poll_timeout(),
+        }
+    }
+
+    /// Every byte acknowledged and received.
+    #[inline(always)]
+    pub fn finished(&self) -> bool {
+        match self {
+            Transport::Tcp(c) => c.finished(),
+        }
+    }
+
+    pub fn stats(&self) -> Stats {
+        match self {
+            Transport::Tcp(c) => c.stats(),
+        }
+    }
+
+    /// The receiver has had the segment at `seq` before (receive offload merges none).
+    pub fn is_duplicate(&self, seq: u64) -> bool {
+        match self {
+            Transport::Tcp(c) => c.receiver().is_duplicate(seq),
+        }
+    }
+
+    /// A segment marked `ce` would end the receiver's delayed ACK (RFC 8257 §3.2).
+    #[inline(always)]
+    pub fn ce_flips(&self, ce: bool) -> bool {
+        match self {
+            Transport::Tcp(c) => c.receiver().ce_flips(ce),
+        }
+    }
+
+    pub fn tcp(&self) -> &TcpConnection {
+        match self {
+            Transport::Tcp(c) => c,
+        }
+    }
+}

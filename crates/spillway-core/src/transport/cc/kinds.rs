@@ -7,6 +7,34 @@ use super::pfabric::PFabricCc;
 use super::{CongestionControl, Window};
 use crate::units::Ps;
 
+/// Which congestion control a flow runs, with its parameters (`transport.kind`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CcKind {
+    NewReno,
+    Cubic,
+    /// DCTCP with gain `g`.
+    Dctcp {
+        g: f64,
+    },
+    /// pFabric, its window capped at `max_cwnd` bytes.
+    PFabric {
+        max_cwnd: u64,
+    },
+}
+
+impl CcKind {
+    /// A fresh congestion control of this kind, for a new flow.
+    pub fn build(&self) -> Cc {
+        match *self {
+            CcKind::NewReno => Cc::NewReno(NewReno::default()),
+            CcKind::Cubic => Cc::Cubic(Cubic::default()),
+            CcKind::Dctcp { g } => Cc::Dctcp(Dctcp::new(g)),
+            CcKind::PFabric { max_cwnd } => Cc::PFabric(PFabricCc::new(max_cwnd)),
+        }
+    }
+}
+
+/// A flow's congestion control.
 #[derive(Debug, Clone)]
 pub enum Cc {
     NewReno(NewReno),

@@ -14,7 +14,7 @@
 //!   resends start once the probe is acknowledged (congestion has passed), and `max_sim`
 //!   doubles with every successful retransmission, as slow start would.
 //!
-//! The scoreboard (in [`super::tcp`]) marks notified segments lost, so they leave the
+//! The scoreboard ([`super::scoreboard`]) marks notified segments lost, so they leave the
 //! pipe at once; this module only decides which to resend and when.
 
 /// How a sender reacts to notifications.
@@ -33,17 +33,17 @@ pub struct Entry {
 
 #[derive(Debug, Clone)]
 pub struct Recovery {
-    pub mode: NotifyMode,
+    mode: NotifyMode,
     /// Sorted by segment.
     entries: Vec<Entry>,
-    pub max_sim: u64,
+    max_sim: u64,
     in_flight: u64,
     /// Congestion window (bytes) when the table last went from empty to non-empty.
-    pub entry_cwnd: u64,
+    entry_cwnd: u64,
     /// pFabric: resends wait for the probe's acknowledgement.
-    pub gate_open: bool,
+    gate_open: bool,
     /// Times the table was entered (recovery episodes).
-    pub episodes: u32,
+    episodes: u32,
 }
 
 impl Recovery {
@@ -57,6 +57,25 @@ impl Recovery {
             gate_open: mode == NotifyMode::Tcp,
             episodes: 0,
         }
+    }
+
+    pub fn mode(&self) -> NotifyMode {
+        self.mode
+    }
+
+    /// Most retransmissions in flight at once.
+    pub fn max_sim(&self) -> u64 {
+        self.max_sim
+    }
+
+    /// The congestion window (bytes) when the table last went from empty to non-empty.
+    pub fn entry_cwnd(&self) -> u64 {
+        self.entry_cwnd
+    }
+
+    /// Times the table was entered (recovery episodes).
+    pub fn episodes(&self) -> u32 {
+        self.episodes
     }
 
     pub fn active(&self) -> bool {
