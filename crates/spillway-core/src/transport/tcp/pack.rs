@@ -19,6 +19,7 @@ pub struct Packs {
 impl Packs {
     /// A PACK for bytes [l, r): marks their segments lost on `sb`. True when it named
     /// something new, so the sender should recover (if not already).
+    #[inline]
     pub fn on_pack(&mut self, sb: &mut Scoreboard, l: u64, r: u64) -> bool {
         self.received += 1;
         if !sb.mark_cut(l, r) {
@@ -28,10 +29,12 @@ impl Packs {
         true
     }
 
+    #[inline]
     pub fn received(&self) -> u32 {
         self.received
     }
 
+    #[inline]
     pub fn ignored(&self) -> u32 {
         self.ignored
     }

@@ -27,14 +27,17 @@ impl ProbeMode {
     }
 
     /// In probe mode: nothing but the probe goes.
+    #[inline]
     pub fn probing(&self) -> bool {
         self.probing
     }
 
+    #[inline]
     pub fn due(&self) -> bool {
         self.due
     }
 
+    #[inline]
     pub fn consecutive_timeouts(&self) -> u32 {
         self.consecutive_timeouts
     }
@@ -44,6 +47,7 @@ impl ProbeMode {
     /// timeouts. That probe's flag goes too, or a lost one would stop every later
     /// FastLane probe: notified segments waiting on it (`awaiting`) get a probe of their
     /// own.
+    #[inline]
     pub fn on_delivery(&mut self, awaiting: bool) {
         self.consecutive_timeouts = 0;
         if self.probing {
@@ -57,6 +61,7 @@ impl ProbeMode {
 
     /// A timeout: a probe unanswered for a whole timeout is lost; after `probe_after`
     /// timeouts in a row, ask whether the path is clear before resending.
+    #[inline]
     pub fn on_timeout(&mut self) {
         self.consecutive_timeouts += 1;
         self.out = false;
@@ -67,6 +72,7 @@ impl ProbeMode {
     }
 
     /// A notification asks for a probe, unless one is out.
+    #[inline]
     pub fn on_notified(&mut self) {
         if !self.out {
             self.due = true;
@@ -74,6 +80,7 @@ impl ProbeMode {
     }
 
     /// The probe's echo: true if it answers the probe that is out.
+    #[inline]
     pub fn on_echo(&mut self) -> bool {
         if !self.out {
             return false;
@@ -84,6 +91,7 @@ impl ProbeMode {
     }
 
     /// The probe was dropped (and notified): true if another should go.
+    #[inline]
     pub fn on_lost(&mut self) -> bool {
         if self.out {
             self.out = false;
@@ -94,6 +102,7 @@ impl ProbeMode {
     }
 
     /// The probe that is due goes now: true if there was one.
+    #[inline]
     pub fn send_due(&mut self) -> bool {
         if self.due {
             self.due = false;

@@ -31,11 +31,13 @@ impl Rtt {
     }
 
     /// The smoothed RTT, once there is a sample.
+    #[inline]
     pub fn srtt(&self) -> Option<Ps> {
         self.has_rtt.then_some(self.srtt)
     }
 
     /// The current timeout, backed off.
+    #[inline]
     pub fn rto(&self) -> Ps {
         if self.fixed {
             return self.rto_min;
@@ -45,6 +47,7 @@ impl Rtt {
     }
 
     /// RFC 6298 §2: a new measurement.
+    #[inline]
     pub fn sample(&mut self, r: Ps) {
         if self.fixed {
             return;
@@ -62,11 +65,13 @@ impl Rtt {
     }
 
     /// New data was acknowledged: the backoff ends (RFC 6298 §5.7, Karn).
+    #[inline]
     pub fn reset_backoff(&mut self) {
         self.backoff = 0;
     }
 
     /// The timer expired (RFC 6298 §5.5).
+    #[inline]
     pub fn back_off(&mut self) {
         self.backoff += 1;
     }

@@ -171,6 +171,7 @@ impl Scoreboard {
     /// board. Returns the bytes newly acknowledged and the reordering it shows: how far
     /// below `fack` (one past the highest SACKed segment before this ACK) a segment
     /// never retransmitted was delivered.
+    #[inline]
     pub fn ack_to(&mut self, cum: u64, fack: u64) -> (u64, u64) {
         let mut reordered = 0;
         let new_seg = cum.div_ceil(self.mss);
@@ -196,6 +197,7 @@ impl Scoreboard {
 
     /// SACK blocks: the segments they cover are delivered. Returns whether any was news,
     /// and the reordering shown (as in [`Scoreboard::ack_to`]).
+    #[inline]
     pub fn sack(&mut self, blocks: &[(u64, u64)], fack: u64) -> (bool, u64) {
         let mut news = false;
         let mut reordered = 0;
@@ -228,6 +230,7 @@ impl Scoreboard {
     }
 
     /// The first unacknowledged segment is marked lost (and not by a notification).
+    #[inline]
     pub fn head_lost(&self) -> bool {
         self.sb
             .front()
@@ -236,17 +239,20 @@ impl Scoreboard {
 
     /// Data sent after the first unacknowledged segment's latest transmission has been
     /// delivered.
+    #[inline]
     pub fn head_overtaken(&self) -> bool {
         self.sb_tx.front().is_some_and(|&tx| tx < self.delivered_tx)
     }
 
     /// Segment `k` has been delivered (acknowledged or SACKed).
+    #[inline]
     pub fn delivered(&self, k: u64) -> bool {
         let una_seg = self.una_seg();
         k < una_seg || self.sb[(k - una_seg) as usize] & SACKED != 0
     }
 
     /// The next new segment goes out: returns its (seq, len).
+    #[inline]
     pub fn send_new(&mut self) -> (u64, u64) {
         let len = self.seg_len(self.nxt_seg());
         let seq = self.nxt;
@@ -259,6 +265,7 @@ impl Scoreboard {
     }
 
     /// Segment `k` is retransmitted.
+    #[inline]
     pub fn resend(&mut self, k: u64) {
         let i = (k - self.una_seg()) as usize;
         let st = self.sb[i];
@@ -267,6 +274,7 @@ impl Scoreboard {
         self.sb_tx[i] = self.tx_count;
     }
 
+    #[inline]
     pub fn mark_head_lost(&mut self) {
         let k = self.una_seg();
         if let Some(&st) = self.sb.front() {
@@ -278,6 +286,7 @@ impl Scoreboard {
     }
 
     /// RFC 6675 IsLost: a segment with at least `th` SACKed segments above it is lost.
+    #[inline]
     pub fn mark_lost_by_sack(&mut self, th: u32) {
         let una_seg = self.una_seg();
         if self.high_sacked <= una_seg {
@@ -312,6 +321,7 @@ impl Scoreboard {
     /// has been delivered (the same tolerance for reordering as the duplicate-ACK
     /// threshold): it becomes lost-and-unsent again and is resent without waiting for
     /// the RTO.
+    #[inline]
     pub fn mark_lost_retransmissions(&mut self, th: u32) {
         let una_seg = self.una_seg();
         // Only the `retx_out` pending retransmissions can change, and they usually sit
@@ -336,6 +346,7 @@ impl Scoreboard {
     }
 
     /// Lowest segment marked lost and not yet retransmitted.
+    #[inline]
     pub fn next_lost(&mut self) -> Option<u64> {
         let una_seg = self.una_seg();
         let nxt_seg = self.nxt_seg();
@@ -353,6 +364,7 @@ impl Scoreboard {
     }
 
     /// A segment marked lost and not since SACKed (resent or not): Linux's lost_out.
+    #[inline]
     pub fn lost_outstanding(&self) -> bool {
         self.sb
             .iter()
@@ -361,6 +373,7 @@ impl Scoreboard {
 
     /// A timeout: everything outstanding and not SACKed is presumed lost; SACKed data is
     /// not resent.
+    #[inline]
     pub fn mark_unsacked_lost(&mut self) {
         for k in self.una_seg()..self.nxt_seg() {
             let st = self.sb[(k - self.una_seg()) as usize];
@@ -375,6 +388,7 @@ impl Scoreboard {
     /// CP §4.4: the segments of bytes [l, r) a PACK names are lost, unless received
     /// already or already lost and not resent (a retransmission cut again is lost
     /// again). Returns whether it marked any.
+    #[inline]
     pub fn mark_cut(&mut self, l: u64, r: u64) -> bool {
         let una_seg = self.una_seg();
         let nxt_seg = self.nxt_seg();
@@ -395,6 +409,7 @@ impl Scoreboard {
 
     /// FastLane: the packet carrying `seq` was dropped. Its segment (if outstanding and
     /// not delivered) is marked lost by notification; returns the segment.
+    #[inline]
     pub fn mark_notified(&mut self, seq: u64) -> Option<u64> {
         if seq < self.una || seq >= self.nxt {
             return None;
@@ -411,6 +426,7 @@ impl Scoreboard {
 
     /// The host's NIC refused the segment at `seq` (`len` bytes), which never left: new
     /// data at the end of what was sent is taken back; data sent before is lost again.
+    #[inline]
     pub fn take_back(&mut self, seq: u64, len: u64, retx: bool) -> TakenBack {
         let k = seq / self.mss;
         if !retx && seq + len == self.nxt && self.sb.back() == Some(&0) {

@@ -258,7 +258,8 @@ impl<C: CongestionControl> TcpSender<C> {
     #[inline]
     pub fn poll_transmit(&mut self, now: Ps, limit: usize, out: &mut Vec<Segment>) {
         if let Some(k) = self.urgent.take() {
-            self.resend(now, k, out);
+            let t = self.template(now);
+            self.resend(now, k, &t, out);
             self.fl.mark_sent(k);
         }
         if let Some(polled) = self.send_due.take() {
@@ -614,29 +615,42 @@ impl<C: CongestionControl> TcpSender<C> {
         }
     }
 
-    /// A segment as it goes out, with what its packet carries.
+    /// What every data segment of one send pass carries (priority and epoch do not
+    /// change within a pass): the pass fills in each one's sequence and length.
     #[inline]
-    fn segment(&self, now: Ps, seq: u64, len: u32, retx: bool, probe: bool) -> Segment {
+    fn template(&self, now: Ps) -> Segment {
         let s = &self.stamp;
         Segment {
-            seq,
+            seq: 0,
             ts: now,
             prio: match s.priority {
                 PriorityMode::Remaining => self.remaining(),
                 PriorityMode::FlowSize => self.size,
             },
-            len,
-            ip_bytes: s.header_bytes + len,
+            len: 0,
+            ip_bytes: s.header_bytes,
             epoch: self.epoch(),
             class: s.class,
-            retx,
-            probe,
-            ect: s.ect && !probe,
-            cpa: s.cpa && !probe,
+            retx: false,
+            probe: false,
+            ect: s.ect,
+            cpa: s.cpa,
         }
     }
 
-    fn resend(&mut self, now: Ps, k: u64, out: &mut Vec<Segment>) {
+    /// Data segment `seq` of `len` bytes, from a pass's template `t`.
+    #[inline(always)]
+    fn data(t: &Segment, seq: u64, len: u32, retx: bool) -> Segment {
+        Segment {
+            seq,
+            len,
+            ip_bytes: t.ip_bytes + len,
+            retx,
+            ..*t
+        }
+    }
+
+    fn resend(&mut self, now: Ps, k: u64, t: &Segment, out: &mut Vec<Segment>) {
         if k == self.sb.una_seg() && self.rearm_rto {
             // As Linux does (tcp_xmit_retransmit_queue): resending the head restarts the
             // timer, so a head that keeps being lost and resent in recovery (CP's cut
@@ -646,7 +660,7 @@ impl<C: CongestionControl> TcpSender<C> {
         self.undo.on_resend(now);
         self.sb.resend(k);
         self.retransmits += 1;
-        out.push(self.segment(now, k * self.mss, self.sb.seg_len(k) as u32, true, false));
+        out.push(Self::data(t, k * self.mss, self.sb.seg_len(k) as u32, true));
     }
 
     fn sample_rtt(&mut self, r: Ps) {
@@ -658,8 +672,16 @@ impl<C: CongestionControl> TcpSender<C> {
     /// `polled`: a poll from the host's NIC, not an ACK, a timer or a notification; TSO
     /// deferral does not re-stamp its time then.
     fn send_available(&mut self, now: Ps, limit: usize, out: &mut Vec<Segment>, polled: bool) {
+        let t = self.template(now);
         if out.len() < limit && self.probe.send_due() {
-            out.push(self.segment(now, self.sb.una(), 0, false, true));
+            // A probe: header only, neither ECN-capable nor CP-enabled.
+            out.push(Segment {
+                seq: self.sb.una(),
+                probe: true,
+                ect: false,
+                cpa: false,
+                ..t
+            });
         }
         if self.probe.probing() {
             return; // pFabric probe mode: nothing else until the probe is answered
@@ -673,7 +695,7 @@ impl<C: CongestionControl> TcpSender<C> {
             if self.fl.active() {
                 // FastLane: resends come from the notification table, within max_sim.
                 if let Some(k) = self.fl.next_to_send() {
-                    self.resend(now, k, out);
+                    self.resend(now, k, &t, out);
                     self.fl.mark_sent(k);
                     continue;
                 }
@@ -684,7 +706,7 @@ impl<C: CongestionControl> TcpSender<C> {
             if self.retx_now {
                 self.retx_now = false;
                 if let Some(k) = self.sb.next_lost() {
-                    self.resend(now, k, out);
+                    self.resend(now, k, &t, out);
                     continue;
                 }
             }
@@ -692,7 +714,7 @@ impl<C: CongestionControl> TcpSender<C> {
                 break;
             }
             if let Some(k) = self.sb.next_lost() {
-                self.resend(now, k, out);
+                self.resend(now, k, &t, out);
                 continue;
             }
             let nxt = self.sb.nxt();
@@ -706,7 +728,7 @@ impl<C: CongestionControl> TcpSender<C> {
                 }
                 sending = true;
                 let (seq, len) = self.sb.send_new();
-                out.push(self.segment(now, seq, len as u32, false, false));
+                out.push(Self::data(&t, seq, len as u32, false));
                 continue;
             }
             break;

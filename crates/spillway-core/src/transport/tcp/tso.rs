@@ -26,6 +26,7 @@ impl TsoDeferral {
         }
     }
 
+    #[inline]
     pub fn enabled(&self) -> bool {
         self.defer != 0
     }

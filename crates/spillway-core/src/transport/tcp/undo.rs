@@ -43,20 +43,24 @@ impl Undo {
     }
 
     /// A reduction that may still be undone is in progress.
+    #[inline]
     pub fn armed(&self) -> bool {
         self.marker
     }
 
     /// This recovery's cut has been undone.
+    #[inline]
     pub fn undone(&self) -> bool {
         self.undone
     }
 
+    #[inline]
     pub fn undos(&self) -> u32 {
         self.undos
     }
 
     /// A recovery starts with a window `w` about to be cut.
+    #[inline]
     pub fn on_enter_recovery(&mut self, w: &Window) {
         if self.enabled {
             self.marker = true;
@@ -70,6 +74,7 @@ impl Undo {
 
     /// Linux's tcp_packet_delayed: `ack` newly acknowledges data and echoes a send time
     /// from before the recovery's first retransmission.
+    #[inline]
     pub fn delayed(&self, newly_acked: u64, ack: &AckInfo) -> bool {
         self.marker
             && newly_acked > 0
@@ -79,6 +84,7 @@ impl Undo {
     }
 
     /// A D-SACK: one retransmission was not needed.
+    #[inline]
     pub fn on_dsack(&mut self) {
         if self.marker {
             self.retrans = self.retrans.saturating_sub(1);
@@ -86,6 +92,7 @@ impl Undo {
     }
 
     /// A segment is retransmitted at `now`.
+    #[inline]
     pub fn on_resend(&mut self, now: Ps) {
         if self.marker {
             if self.retrans_stamp == Ps::MAX {
@@ -96,6 +103,7 @@ impl Undo {
     }
 
     /// A retransmission never left (its NIC refused it).
+    #[inline]
     pub fn on_retransmission_taken_back(&mut self) {
         if self.marker {
             self.retrans = self.retrans.saturating_sub(1);
@@ -104,6 +112,7 @@ impl Undo {
 
     /// The window goes back to what it was (Linux's tcp_undo_cwr: twice the halved
     /// ssthresh).
+    #[inline]
     pub fn undo_cut(&mut self, w: &mut Window) {
         w.cwnd = w.cwnd.max(self.prior_cwnd);
         self.undone = true;
@@ -114,6 +123,7 @@ impl Undo {
     /// the cut was spurious and has been undone here (tcp_try_undo_recovery, then
     /// tcp_complete_cwr: ssthresh as before the reduction, the window no larger than
     /// it); false when the congestion control ends the recovery as usual.
+    #[inline]
     pub fn on_recovery_end(&mut self, w: &mut Window, delayed: bool) -> bool {
         let spurious = self.marker && (delayed || self.retrans == 0);
         if spurious {
@@ -129,6 +139,7 @@ impl Undo {
     }
 
     /// A timeout ends any recovery: nothing of it can be undone.
+    #[inline]
     pub fn on_timeout(&mut self) {
         self.marker = false;
         self.undone = false;
