@@ -17,8 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
-from spillway.errors import ScenarioError
+from spillway.errors import ScenarioError, UsageError
 
 
 def _fmt_ps(v: float | None) -> str:
@@ -30,10 +31,18 @@ def _fmt_ps(v: float | None) -> str:
     return f"{v:.0f} ps"
 
 
+def _file(name: str, what: str) -> Path:
+    """A file argument: always a path (never TOML text), and not an empty name."""
+    if name == "":
+        raise UsageError(f"the {what} file name is empty")
+    return Path(name)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from spillway.run import run
 
-    res = run(args.scenario, args.out, args.set, progress=None if not args.quiet else False)
+    res = run(_file(args.scenario, "scenario"), args.out, args.set,
+              progress=None if not args.quiet else False)
     s = res.summary
     print(f"wrote {args.out}/flows.parquet, summary.json, scenario.toml"
           + (", queries.parquet" if "qct_ps" in s else ""))
@@ -56,7 +65,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     from spillway.run import validate
 
-    resolved = validate(args.scenario, args.set)
+    resolved = validate(_file(args.scenario, "scenario"), args.set)
     if args.print:
         print(resolved, end="")
     else:
@@ -194,14 +203,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         return args.func(args)
     except ScenarioError as e:
         print(f"spillway: invalid scenario: {e}", file=sys.stderr)
         return 2
-    except OSError as e:
-        # A missing scenario, an --out that is a file or not writable: the user's to fix.
+    except (UsageError, OSError) as e:
+        # A missing file, an --out that is a file or not writable, an option out of range:
+        # the user's to fix.
         print(f"spillway: {e}", file=sys.stderr)
         return 2
 
