@@ -101,6 +101,9 @@ def cmd_query(args: argparse.Namespace) -> int:
     from spillway.store import Results
 
     with Results(args.dir) as r:
+        for h, why in r.damaged.items():
+            print(f"spillway: point {h} is damaged ({why}): left out of the views until "
+                  "`spillway sweep` runs it again", file=sys.stderr)
         df = r.sql(args.sql)
     print(df.to_string(index=False) if len(df) else "(no rows)")
     return 0

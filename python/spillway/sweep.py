@@ -27,13 +27,17 @@ coordinate; structured axis values are stored as their TOML text.
 Layout of the output directory::
 
     DIR/sweep.json                 the plan: every point's axes, overrides and hash
-    DIR/points/<hash>/             one finished point: the files of `spillway run` + point.json
+    DIR/points/<hash>/             one finished point: the files of `spillway run`,
+                                   point.json, and manifest.json (written last)
     DIR/failed/<hash>.json         one failed point: its axes and error message
+    DIR/damaged/<hash>-<time>/     a point found damaged, moved aside for inspection
     DIR/catalog.duckdb             the index (see spillway.store), rebuilt after every run
 
 A point directory is written under a temporary name and renamed into place when it is
 complete, so a killed sweep loses at most the points in flight and never leaves a
-half-written point behind; a rerun skips every point whose directory exists.
+half-written point behind. A rerun skips every point whose directory is complete
+(`spillway.store.read_point`); a damaged one is moved to DIR/damaged/, reported and run
+again.
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ from typing import Any
 
 from spillway import _core
 from spillway.errors import ScenarioError
+from spillway.run import write_outputs
+from spillway.store import DamagedPoint, build_catalog, read_point, write_manifest
 
 
 def toml_literal(v: Any) -> str:
@@ -224,35 +230,69 @@ def _remove_orphans(points: Path) -> None:
 
 def run_point(out: str, base_text: str, base_dir: str | None, overrides: list[str],
               point_hash: str, axes: dict[str, Any]) -> dict[str, Any]:
-    """Runs one point into ``out/points/<hash>`` (atomically); never raises."""
-    from spillway.run import run
-
+    """Runs one point into ``out/points/<hash>`` (atomically); never raises an Exception."""
     root = Path(out)
     final = root / "points" / point_hash
     failed = root / "failed" / f"{point_hash}.json"
-    if (final / "summary.json").exists():
+    if _is_complete(final):
         return {"hash": point_hash, "status": "cached"}
     tmp = root / "points" / f".tmp-{point_hash}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     t0 = time.perf_counter()
     try:
-        res = run(base_text, tmp, overrides, progress=False, base_dir=base_dir)
+        sim = _core.Simulation(base_text, overrides, base_dir)
+        summary = write_outputs(sim, tmp, progress=False)
         (tmp / "point.json").write_text(json.dumps(
             {"hash": point_hash, "axes": axes, "overrides": overrides}, indent=2) + "\n")
-        try:
-            os.rename(tmp, final)
-        except OSError:
-            # Another run (e.g. an orphan of a killed sweep) finished it first.
-            shutil.rmtree(tmp, ignore_errors=True)
+        write_manifest(tmp)
+        _move_into_place(tmp, final, root)
         failed.unlink(missing_ok=True)
-        return {"hash": point_hash, "status": "done", "wall_s": res.summary["wall_s"]}
+        return {"hash": point_hash, "status": "done", "wall_s": summary["wall_s"]}
     except Exception as e:  # a failing point must not stop the sweep
-        shutil.rmtree(tmp, ignore_errors=True)
         msg = f"{type(e).__name__}: {e}"
         failed.parent.mkdir(parents=True, exist_ok=True)
         _write_atomic(failed, json.dumps({"hash": point_hash, "axes": axes,
                                           "overrides": overrides, "error": msg,
                                           "wall_s": time.perf_counter() - t0}, indent=2))
         return {"hash": point_hash, "status": "failed", "error": msg}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # gone already unless the run stopped
+
+
+def _is_complete(point: Path) -> bool:
+    try:
+        read_point(point)
+        return True
+    except DamagedPoint:
+        return False
+
+
+def _move_into_place(tmp: Path, final: Path, root: Path) -> None:
+    """Renames a finished point directory to its final name. If a directory is there
+    already, a complete one (another sweep's, or a killed sweep's orphan worker's) is
+    kept; a damaged one is moved aside first."""
+    for _ in range(3):
+        try:
+            os.rename(tmp, final)
+            return
+        except OSError:
+            if _is_complete(final):
+                return
+            _move_aside(final, root)
+    raise OSError(f"could not move the finished point into {final}")
+
+
+def _move_aside(point: Path, root: Path) -> Path | None:
+    """Moves a damaged point directory to ``root/damaged/<hash>-<time>``; returns where
+    (None if it was no longer there)."""
+    dest = root / "damaged" / f"{point.name}-{time.strftime('%Y%m%dT%H%M%S')}"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    while dest.exists():
+        dest = dest.with_name(f"{dest.name}-{uuid.uuid4().hex[:4]}")
+    try:
+        os.rename(point, dest)
+    except FileNotFoundError:
+        return None
+    return dest
 
 
 @dataclass
@@ -263,6 +303,8 @@ class SweepResult:
     skipped: int
     failed: int
     wall_s: float
+    # Points found damaged, recomputed: hash -> what was wrong.
+    damaged: dict[str, str] = field(default_factory=dict)
 
 
 class _SweepProgress:
@@ -291,9 +333,9 @@ class _SweepProgress:
 def run_sweep(sweep: Sweep, out: str | os.PathLike[str], workers: int | None = None,
               backend: str = "local", scheduler: str | None = None,
               progress: bool | None = None, quiet: bool = False) -> SweepResult:
-    """Runs every point not already finished in ``out``; rebuilds the catalog."""
-    from spillway.store import build_catalog
-
+    """Runs every point not already finished in ``out``; rebuilds the catalog. A damaged
+    point (see `spillway.store.read_point`) is moved to ``out/damaged/``, reported on
+    stderr (one line each, even when ``quiet``) and run again."""
     out = Path(out)
     (out / "points").mkdir(parents=True, exist_ok=True)
     (out / "failed").mkdir(parents=True, exist_ok=True)
@@ -305,22 +347,33 @@ def run_sweep(sweep: Sweep, out: str | os.PathLike[str], workers: int | None = N
                    for p in sweep.points]}, indent=2))
     seen: set[str] = set()
     todo, cached, invalid = [], 0, []
+    damaged: dict[str, str] = {}
     for p in sweep.points:
         if p.hash in seen:
             continue  # two axis combinations that resolve to the same scenario
         seen.add(p.hash)
+        point = out / "points" / p.hash
         if p.error is not None:
             invalid.append(p)
-        elif (out / "points" / p.hash / "summary.json").exists():
+            continue
+        try:
+            read_point(point)
             cached += 1
-        else:
-            todo.append(p)
+            continue
+        except DamagedPoint as e:
+            if point.exists():
+                damaged[p.hash] = str(e)
+                dest = _move_aside(point, out)
+                print(f"damaged point {p.hash}: {e}; moved to {dest}, running it again",
+                      file=sys.stderr)
+        todo.append(p)
     for p in invalid:
         _write_atomic(out / "failed" / f"{p.hash}.json", json.dumps(
             {"hash": p.hash, "axes": p.axes, "overrides": p.overrides, "error": p.error},
             indent=2))
     if not quiet:
         print(f"{len(seen)} points: {cached} already done (skipped), {len(todo)} to run"
+              + (f" ({len(damaged)} of them damaged)" if damaged else "")
               + (f", {len(invalid)} invalid" if invalid else ""), file=sys.stderr)
     if progress is None:
         progress = sys.stderr.isatty() and not quiet
@@ -337,7 +390,7 @@ def run_sweep(sweep: Sweep, out: str | os.PathLike[str], workers: int | None = N
         bar.close()
         build_catalog(out)
     res = SweepResult(out=out, total=len(seen), ran=len(todo), skipped=cached, failed=failed,
-                      wall_s=time.perf_counter() - t0)
+                      wall_s=time.perf_counter() - t0, damaged=damaged)
     if not quiet:
         print(f"ran {res.ran}, skipped {res.skipped}, failed {res.failed} "
               f"in {res.wall_s:.1f} s; catalog: {out / 'catalog.duckdb'}", file=sys.stderr)
