@@ -9,7 +9,8 @@
     spillway bench arbiter [--json] [--quick]
     spillway reference [--out FILE]
 
-Exit status: 0 on success, 2 for a scenario or usage error (the message names the key).
+Exit status: 0 on success, 2 for a scenario or usage error (the message names the key),
+1 when a sweep has failed points, 130 when interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -209,6 +210,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return args.func(args)
+    except KeyboardInterrupt:
+        # A sweep's finished points are kept and its catalog rebuilt; a run leaves nothing.
+        print("spillway: interrupted", file=sys.stderr)
+        return 130
     except ScenarioError as e:
         print(f"spillway: invalid scenario: {e}", file=sys.stderr)
         return 2

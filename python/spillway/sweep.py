@@ -37,18 +37,22 @@ A point directory is written under a temporary name and renamed into place when 
 complete, so a killed sweep loses at most the points in flight and never leaves a
 half-written point behind. A rerun skips every point whose directory is complete
 (`spillway.store.read_point`); a damaged one is moved to DIR/damaged/, reported and run
-again.
+again. Worker processes end with the sweep.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import functools
 import hashlib
 import itertools
 import json
 import os
 import shutil
+import signal
 import sys
+import threading
 import time
 import tomllib
 import uuid
@@ -383,11 +387,13 @@ def run_sweep(sweep: Sweep, out: str | os.PathLike[str], workers: int | None = N
             for p in todo]
     failed = len(invalid)
     try:
-        for r in _execute(args, workers, backend, scheduler):
-            bar.update(r["status"])
-            failed += r["status"] == "failed"
+        with contextlib.closing(_execute(args, workers, backend, scheduler)) as results:
+            for r in results:
+                bar.update(r["status"])
+                failed += r["status"] == "failed"
     finally:
         bar.close()
+        _remove_orphans(out / "points")  # those of workers stopped by Ctrl-C
         build_catalog(out)
     res = SweepResult(out=out, total=len(seen), ran=len(todo), skipped=cached, failed=failed,
                       wall_s=time.perf_counter() - t0, damaged=damaged)
@@ -395,6 +401,24 @@ def run_sweep(sweep: Sweep, out: str | os.PathLike[str], workers: int | None = N
         print(f"ran {res.ran}, skipped {res.skipped}, failed {res.failed} "
               f"in {res.wall_s:.1f} s; catalog: {out / 'catalog.duckdb'}", file=sys.stderr)
     return res
+
+
+def _worker_init(parent: int) -> None:
+    """Runs in each local worker process: it ends when the sweep does, however the sweep
+    ends (a SIGKILL included), and leaves Ctrl-C to the sweep, which stops it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PDEATHSIG
+    if os.getppid() != parent:  # the sweep died before prctl took hold
+        os._exit(1)
+
+    def watch() -> None:  # elsewhere, and as a fallback: a parent-pid watchdog
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="spillway-parent-watch").start()
 
 
 def _execute(args: list[tuple], workers: int | None, backend: str,
@@ -410,10 +434,20 @@ def _execute(args: list[tuple], workers: int | None, backend: str,
             for a in args:
                 yield run_point(*a)
             return
-        with cf.ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("spawn")) as ex:
+        ex = cf.ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("spawn"),
+                                    initializer=_worker_init, initargs=(os.getpid(),))
+        try:
             futures = [ex.submit(run_point, *a) for a in args]
             for f in cf.as_completed(futures):
                 yield f.result()
+        except BaseException:
+            # Ctrl-C, or the caller stopped early: the points in flight are abandoned
+            # (run_sweep removes their temporary directories).
+            for proc in list((getattr(ex, "_processes", None) or {}).values()):
+                proc.kill()
+            raise
+        finally:
+            ex.shutdown(wait=True, cancel_futures=True)
     elif backend == "dask":
         try:
             from dask.distributed import Client, LocalCluster, as_completed
