@@ -179,8 +179,8 @@ def test_reproduce_seeds_from_renumbers_every_figures_seeds(tmp_path):
 
 
 def test_catalog_skips_points_a_concurrent_sweep_is_still_writing(tmp_path, root):
-    """Two sweeps may share a directory; the catalog one builds must not read the other's
-    half-written point (`points/.tmp-*`), which used to fail the whole build."""
+    """The catalog must not read a half-written point (`points/.tmp-*`, e.g. of a worker
+    still running), which used to fail the whole build."""
     spec = {"base_text": (root / "examples/incast.toml").read_text(), "seeds": 1,
             "set": {"workload.rounds": 1, "workload.senders": 2}}
     out = tmp_path / "out"
@@ -319,3 +319,27 @@ def test_ctrl_c_stops_a_sweep_in_one_line_with_exit_130(tmp_path, root):
     finally:
         _kill_group(proc.pid)
         proc.wait()
+
+
+def test_a_second_sweep_into_a_running_sweeps_directory_is_refused(tmp_path, root,
+                                                                    usage_error):
+    """A second sweep with another plan into the same --out used to overwrite the first's
+    plan: the first printed the second's table and its own points vanished from the
+    catalog. It is now refused while the first runs, and not after it was killed."""
+    proc = _start_slow_sweep(tmp_path, root, workers=1)
+    out = tmp_path / "slow"
+    try:
+        plan = (out / "sweep.json").read_text()
+        other = write_sweep(tmp_path, root, {"workload.senders": [2, 3]}, rounds=1)
+        usage_error(["sweep", str(other), "--out", str(out)], "another sweep",
+                    f"pid {proc.pid}")
+        assert (out / "sweep.json").read_text() == plan
+    finally:
+        proc.kill()
+        proc.wait()
+    # The killed sweep's lock died with it.
+    r = subprocess.run(SPILLWAY + ["sweep", str(other), "--out", str(out), "--workers", "1"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[:3] == ["hash", "senders", "seed"]
+    assert sorted(line.split()[1] for line in r.stdout.splitlines()[1:]) == ["2", "3"]

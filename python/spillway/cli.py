@@ -75,16 +75,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from spillway.store import Results
     from spillway.sweep import load_sweep, run_sweep
 
-    res = run_sweep(load_sweep(args.sweep), args.out, workers=args.workers,
-                    backend=args.backend, scheduler=args.scheduler)
-    with Results(res.out) as r:
-        pts = r.points()
-    cols = [c for c in pts.columns if c not in ("hash", "error", "wall_s")]
-    show = ["hash"] + [c for c in cols if c in json.loads(
-        (res.out / "sweep.json").read_text())["axes"]] + [
+    sweep = load_sweep(args.sweep)
+    res = run_sweep(sweep, args.out, workers=args.workers, backend=args.backend,
+                    scheduler=args.scheduler)
+    # The table of this run's plan, as it wrote the catalog (not re-read from DIR).
+    pts = res.points
+    show = ["hash"] + [c for c in sweep.axis_names if c in pts.columns] + [
         c for c in ("status", "flows_finished", "drops", "timeouts", "fct_p99_ps", "qct_p99_ps")
         if c in pts.columns]
     print(pts[show].to_string(index=False))

@@ -172,7 +172,11 @@ def _create_views(con: duckdb.DuckDBPyConnection, files: dict[str, list[Path]],
 
 def build_catalog(out: str | os.PathLike[str]) -> Path:
     """(Re)builds ``out/catalog.duckdb`` from the plan and the point directories."""
-    out = Path(out)
+    return build_catalog_rows(Path(out))[0]
+
+
+def build_catalog_rows(out: Path) -> tuple[Path, pd.DataFrame]:
+    """`build_catalog`, also returning the ``points`` table it wrote."""
     rows, axes, files = _point_rows(out)
     tmp = out / f".catalog.{os.getpid()}.duckdb"
     df = pd.DataFrame(rows)
@@ -191,7 +195,7 @@ def build_catalog(out: str | os.PathLike[str]) -> Path:
     finally:
         for f in (tmp, tmp.with_name(tmp.name + ".wal")):
             f.unlink(missing_ok=True)
-    return final
+    return final, df
 
 
 class Results:

@@ -32,18 +32,20 @@ Layout of the output directory::
     DIR/failed/<hash>.json         one failed point: its axes and error message
     DIR/damaged/<hash>-<time>/     a point found damaged, moved aside for inspection
     DIR/catalog.duckdb             the index (see spillway.store), rebuilt after every run
+    DIR/.sweep.lock                held (flock) by the sweep running into DIR
 
 A point directory is written under a temporary name and renamed into place when it is
 complete, so a killed sweep loses at most the points in flight and never leaves a
 half-written point behind. A rerun skips every point whose directory is complete
 (`spillway.store.read_point`); a damaged one is moved to DIR/damaged/, reported and run
-again. Worker processes end with the sweep.
+again. One sweep at a time runs into a directory; worker processes end with the sweep.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import functools
 import hashlib
 import itertools
@@ -56,15 +58,17 @@ import threading
 import time
 import tomllib
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from spillway import _core
-from spillway.errors import ScenarioError
+from spillway.errors import ScenarioError, UsageError
 from spillway.run import write_outputs
-from spillway.store import DamagedPoint, build_catalog, read_point, write_manifest
+from spillway.store import DamagedPoint, build_catalog_rows, read_point, write_manifest
 
 
 def toml_literal(v: Any) -> str:
@@ -309,6 +313,8 @@ class SweepResult:
     wall_s: float
     # Points found damaged, recomputed: hash -> what was wrong.
     damaged: dict[str, str] = field(default_factory=dict)
+    # The catalog's `points` table as this run wrote it.
+    points: pd.DataFrame | None = None
 
 
 class _SweepProgress:
@@ -337,12 +343,39 @@ class _SweepProgress:
 def run_sweep(sweep: Sweep, out: str | os.PathLike[str], workers: int | None = None,
               backend: str = "local", scheduler: str | None = None,
               progress: bool | None = None, quiet: bool = False) -> SweepResult:
-    """Runs every point not already finished in ``out``; rebuilds the catalog. A damaged
-    point (see `spillway.store.read_point`) is moved to ``out/damaged/``, reported on
-    stderr (one line each, even when ``quiet``) and run again."""
+    """Runs every point not already finished in ``out``; rebuilds the catalog. Refuses
+    (UsageError) while another sweep runs into ``out``. A damaged point (see
+    `spillway.store.read_point`) is moved to ``out/damaged/``, reported on stderr (one
+    line each, even when ``quiet``) and run again."""
     out = Path(out)
     (out / "points").mkdir(parents=True, exist_ok=True)
     (out / "failed").mkdir(parents=True, exist_ok=True)
+    with _lock(out):
+        return _run_locked(sweep, out, workers, backend, scheduler, progress, quiet)
+
+
+@contextlib.contextmanager
+def _lock(out: Path) -> Iterator[None]:
+    """Holds ``out/.sweep.lock`` (flock: the kernel releases it when the holder dies, so a
+    killed sweep leaves no stale lock) or refuses: two sweeps with different plans would
+    overwrite each other's sweep.json and catalog."""
+    fd = os.open(out / ".sweep.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            raise UsageError(f"another sweep (pid {holder}) is running into {out}: wait for "
+                             "it to finish, or use another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _run_locked(sweep: Sweep, out: Path, workers: int | None, backend: str,
+                scheduler: str | None, progress: bool | None, quiet: bool) -> SweepResult:
     _remove_orphans(out / "points")
     plan(sweep)
     _write_atomic(out / "sweep.json", json.dumps({
@@ -394,9 +427,9 @@ def run_sweep(sweep: Sweep, out: str | os.PathLike[str], workers: int | None = N
     finally:
         bar.close()
         _remove_orphans(out / "points")  # those of workers stopped by Ctrl-C
-        build_catalog(out)
+        _, points = build_catalog_rows(out)
     res = SweepResult(out=out, total=len(seen), ran=len(todo), skipped=cached, failed=failed,
-                      wall_s=time.perf_counter() - t0, damaged=damaged)
+                      wall_s=time.perf_counter() - t0, damaged=damaged, points=points)
     if not quiet:
         print(f"ran {res.ran}, skipped {res.skipped}, failed {res.failed} "
               f"in {res.wall_s:.1f} s; catalog: {out / 'catalog.duckdb'}", file=sys.stderr)
