@@ -104,6 +104,11 @@ def test_cli_exits_1_when_a_point_failed_and_0_when_all_are_done(tmp_path, root)
     ({"zip": {"workload.senders": []}}, "sweep.zip.workload.senders"),
     ({"grid": [1]}, "sweep.grid"),
     ({"schemes": {"a": 3}}, "sweep.schemes.a"),
+    # `seeds` sets run.seed in every point: another value of it used to be dropped silently.
+    ({"grid": {"run.seed": [1, 2]}}, "sweep.grid.run.seed"),
+    ({"zip": {"run.seed": [1, 2], "workload.senders": [4, 8]}}, "sweep.zip.run.seed"),
+    ({"set": {"run.seed": 3}}, "sweep.set.run.seed"),
+    ({"schemes": {"a": {"run.seed": 3}}}, "sweep.schemes.a.run.seed"),
 ])
 def test_malformed_sweeps_are_refused_naming_the_key(spec, key):
     with pytest.raises(spillway.ScenarioError) as e:
@@ -233,6 +238,12 @@ def test_point_hash_follows_the_code_as_well_as_the_scenario(root, monkeypatch):
     c = build_sweep(spec)
     spillway.sweep.plan(c)
     assert c.points[0].hash != a.points[0].hash
+
+
+def test_seed_axes_are_refused_naming_seeds(tmp_path, root, usage_error):
+    path = write_sweep(tmp_path, root, {"run.seed": [1, 2]})
+    usage_error(["sweep", str(path), "--out", str(tmp_path / "out")],
+                "sweep.grid.run.seed", "`seeds`")
 
 
 def _group(pgid: int) -> list[int]:

@@ -152,6 +152,13 @@ def build_sweep(spec: dict[str, Any], base_dir: str | None = None) -> Sweep:
         if not isinstance(bundle, dict):
             raise ScenarioError(f"sweep.schemes.{name}", str(bundle),
                                 "expected a table of overrides")
+    # `seeds` sets run.seed last in every point: any other value of it would be lost.
+    for table, overrides in [(t, spec.get(t, {})) for t in ("set", "grid", "zip")] + [
+            (f"schemes.{n}", b) for n, b in spec.get("schemes", {}).items()]:
+        if "run.seed" in overrides:
+            raise ScenarioError(f"sweep.{table}.run.seed", str(overrides["run.seed"]),
+                                "a sweep's seeds are given by `seeds` (a count, or a list "
+                                "such as seeds = [1, 7, 42]), which would override this")
     fixed = [f"{k}={toml_literal(v)}" for k, v in spec.get("set", {}).items()]
     grid = spec.get("grid", {})
     zipped = spec.get("zip", {})
