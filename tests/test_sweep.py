@@ -104,6 +104,7 @@ def test_cli_exits_1_when_a_point_failed_and_0_when_all_are_done(tmp_path, root)
     ({"zip": {"workload.senders": []}}, "sweep.zip.workload.senders"),
     ({"grid": [1]}, "sweep.grid"),
     ({"schemes": {"a": 3}}, "sweep.schemes.a"),
+    ({"base": 5}, "sweep.base"),
     # `seeds` sets run.seed in every point: another value of it used to be dropped silently.
     ({"grid": {"run.seed": [1, 2]}}, "sweep.grid.run.seed"),
     ({"zip": {"run.seed": [1, 2], "workload.senders": [4, 8]}}, "sweep.zip.run.seed"),

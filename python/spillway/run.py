@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spillway import _core
-from spillway.errors import UsageError
+from spillway.errors import ScenarioError, UsageError
 from spillway.progress import Progress
 
 NONE_U64 = np.iinfo(np.uint64).max
@@ -95,14 +95,29 @@ class RunResult:
         return pq.read_table(self.out / "ports.parquet")
 
 
+def read_text(path: str | os.PathLike[str], key: str) -> str:
+    """A file's text, for scenario and sweep files: a missing file is "not found" and
+    bytes that are not UTF-8 a ScenarioError under ``key`` (a TOML file is UTF-8)."""
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"file not found: {p}")
+    data = p.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(key, "", f"{p} is not UTF-8 text (byte 0x{data[e.start]:02x} at "
+                                     f"offset {e.start}): a TOML file must be") from None
+
+
 def _read_scenario(scenario: str | os.PathLike[str]) -> tuple[str, str | None]:
-    """Accepts a path to a TOML file, or TOML text itself."""
+    """Accepts a path to a TOML file, or TOML text itself; a ``Path`` is always a path."""
     s = str(scenario)
-    if "\n" not in s and (s.endswith(".toml") or os.path.exists(s)):
+    if isinstance(scenario, os.PathLike) or (
+            "\n" not in s and (s.endswith(".toml") or os.path.exists(s))):
         p = Path(s)
         if not p.exists():
             raise FileNotFoundError(f"scenario file not found: {s}")
-        return p.read_text(), str(p.resolve().parent)
+        return read_text(p, "(file)"), str(p.resolve().parent)
     return s, None
 
 

@@ -67,7 +67,7 @@ import pandas as pd
 
 from spillway import _core
 from spillway.errors import ScenarioError, UsageError
-from spillway.run import write_outputs
+from spillway.run import read_text, write_outputs
 from spillway.store import DamagedPoint, build_catalog_rows, read_point, write_manifest
 
 
@@ -121,13 +121,18 @@ def build_sweep(spec: dict[str, Any], base_dir: str | None = None) -> Sweep:
     if unknown:
         raise ScenarioError("sweep", ", ".join(sorted(unknown)),
                             f"unknown sweep key(s); known: {', '.join(sorted(known))}")
+    for key in ("base", "base_text"):
+        if key in spec and not isinstance(spec[key], str):
+            raise ScenarioError(f"sweep.{key}", str(spec[key]),
+                                "expected a string (the base scenario's path, relative to "
+                                "the sweep file)" if key == "base" else "expected a string")
     if "base_text" in spec:
         base_text, scen_dir = spec["base_text"], base_dir
     elif "base" in spec:
         p = Path(base_dir or ".") / spec["base"]
-        if not p.exists():
+        if not p.is_file():
             raise ScenarioError("sweep.base", spec["base"], f"file not found: {p}")
-        base_text, scen_dir = p.read_text(), str(p.resolve().parent)
+        base_text, scen_dir = read_text(p, "sweep.base"), str(p.resolve().parent)
     else:
         base_text, scen_dir = "", base_dir
     seeds = spec.get("seeds", [1])
@@ -189,11 +194,12 @@ def build_sweep(spec: dict[str, Any], base_dir: str | None = None) -> Sweep:
 
 
 def load_sweep(path: str | os.PathLike[str]) -> Sweep:
+    """Reads and expands a sweep file."""
     p = Path(path)
-    if not p.exists():
+    if not p.is_file():
         raise FileNotFoundError(f"sweep file not found: {p}")
     try:
-        spec = tomllib.loads(p.read_text())
+        spec = tomllib.loads(read_text(p, "(sweep file)"))
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError("(sweep file)", "", f"not valid TOML: {e}") from e
     return build_sweep(spec, str(p.resolve().parent))
@@ -354,6 +360,10 @@ def run_sweep(sweep: Sweep, out: str | os.PathLike[str], workers: int | None = N
     (UsageError) while another sweep runs into ``out``. A damaged point (see
     `spillway.store.read_point`) is moved to ``out/damaged/``, reported on stderr (one
     line each, even when ``quiet``) and run again."""
+    if str(out) == "":
+        raise UsageError("--out is empty: name the sweep's directory")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers {workers}: expected at least 1")
     out = Path(out)
     (out / "points").mkdir(parents=True, exist_ok=True)
     (out / "failed").mkdir(parents=True, exist_ok=True)
@@ -492,7 +502,7 @@ def _execute(args: list[tuple], workers: int | None, backend: str,
         try:
             from dask.distributed import Client, LocalCluster, as_completed
         except ImportError as e:
-            raise SystemExit(
+            raise UsageError(
                 "the dask backend needs the extra: pip install 'spillway[dask]'") from e
         if scheduler:
             client = Client(scheduler)
@@ -511,4 +521,4 @@ def _execute(args: list[tuple], workers: int | None, backend: str,
             if cluster is not None:
                 cluster.close()
     else:
-        raise SystemExit(f"unknown backend {backend!r}: use local or dask")
+        raise UsageError(f"unknown backend {backend!r}: use local or dask")
