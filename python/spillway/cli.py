@@ -262,13 +262,19 @@ def main(argv: list[str] | None = None) -> int:
         print("spillway: interrupted", file=sys.stderr)
         return 130
     except ScenarioError as e:
-        print(f"spillway: invalid scenario: {e}", file=sys.stderr)
+        print(f"spillway: invalid scenario: {_printable(str(e))}", file=sys.stderr)
         return 2
     except (UsageError, OSError) as e:
         # A missing file, an --out that is a file or not writable, an option out of range:
         # the user's to fix.
-        print(f"spillway: {e}", file=sys.stderr)
+        print(f"spillway: {_printable(str(e))}", file=sys.stderr)
         return 2
+
+
+def _printable(message: str) -> str:
+    """The message on one line: control characters it quotes from a file (a form feed in
+    a trace line, say) are escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
 if __name__ == "__main__":
