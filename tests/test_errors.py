@@ -109,3 +109,88 @@ def test_an_out_directory_that_is_a_file_is_a_clean_error(tmp_path, root):
                        capture_output=True, text=True, cwd=root)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert str(f) in r.stderr
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, root) -> dict[str, str]:
+    """Paths the usage-error cases name: broken files, and a finished sweep of the trace
+    example (which has no queries)."""
+    from spillway.sweep import build_sweep, run_sweep
+
+    d = tmp_path_factory.mktemp("files")
+    (d / "latin1.toml").write_bytes('[topology]\nkind = "star"  # caf\xe9\n'.encode("latin-1"))
+    (d / "latin1-sweep.toml").write_bytes(b'seeds = 1  # \xff\n')
+    (d / "base5.toml").write_text("base = 5\n")
+    (d / "base-latin1.toml").write_text('base = "latin1.toml"\n')
+    (d / "ok-sweep.toml").write_text(f'base = "{root / "examples/trace.toml"}"\n')
+    run_sweep(build_sweep({"base": str(root / "examples/trace.toml"),
+                           "set": {"run.duration": "1ms"}}), d / "store", workers=1, quiet=True)
+    (d / "empty").mkdir()
+    return {k.replace("-", "_").removesuffix(".toml"): str(d / k) for k in (
+        "latin1.toml", "latin1-sweep.toml", "base5.toml", "base-latin1.toml", "ok-sweep.toml",
+        "store", "empty", "nope")}
+
+
+USAGE_ERRORS = [
+    # (argv, with {name} standing for files[name]; fragments of the one-line message)
+    (["validate", "{latin1}"], ["(file)", "not UTF-8", "0xe9"]),
+    (["run", "{latin1}", "--out", "{out}"], ["(file)", "not UTF-8"]),
+    (["sweep", "{latin1_sweep}", "--out", "{out}"], ["(sweep file)", "not UTF-8"]),
+    (["sweep", "{base5}", "--out", "{out}"], ["sweep.base = 5", "expected a string"]),
+    (["sweep", "{base_latin1}", "--out", "{out}"], ["sweep.base", "not UTF-8"]),
+    (["sweep", "{ok_sweep}", "--out", "{out}", "--workers", "-1"], ["--workers", "-1"]),
+    (["sweep", "{ok_sweep}", "--out", "{out}", "--workers", "0"], ["--workers"]),
+    (["sweep", "{ok_sweep}", "--out", "{out}", "--workers", "two"], ["--workers"]),
+    (["sweep", "{ok_sweep}", "--out", ""], ["--out is empty"]),
+    (["query", "{store}", "SELEC 1"], ["query failed", "syntax error"]),
+    (["query", "{store}", "SELECT * FROM flowz"], ["query failed", "flowz"]),
+    (["query", "{store}", "SELECT nope FROM flows"], ["query failed", "nope"]),
+    (["query", "{store}", "SELECT count(*) FROM queries"], ["no `queries`"]),
+    (["query", "{empty}", "SELECT 1"], ["no catalog"]),
+    (["validate", "{nope}"], ["not found"]),
+    (["run", "{nope}", "--out", "{out}"], ["not found"]),
+    (["sweep", "{nope}", "--out", "{out}"], ["not found"]),
+    (["bench", "--repeat", "0", "incast64"], ["--repeat"]),
+    (["bench", "nosuch"], ["unknown benchmark", "nosuch"]),
+    (["bench", "arbiter", "incast64"], ["bench arbiter", "on its own"]),
+    (["reproduce", "nosuch", "--out", "{out}"], ["unknown reproduction", "nosuch"]),
+    (["reproduce", "incast", "--figure", "nope", "--out", "{out}"], ["unknown figure"]),
+    (["reproduce", "incast", "--seeds-from", "-1", "--out", "{out}"], ["--seeds-from -1"]),
+    (["reproduce", "incast", "--workers", "-1", "--out", "{out}"], ["--workers"]),
+    (["reproduce", "incast", "--out", ""], ["--out is empty"]),
+    (["reproduce", "incast"], ["--out"]),
+    ([], ["command"]),
+]
+
+
+@pytest.mark.parametrize(("argv", "fragments"), USAGE_ERRORS,
+                         ids=[" ".join(a) or "(none)" for a, _ in USAGE_ERRORS])
+def test_usage_errors_exit_2_with_one_line(argv, fragments, files, tmp_path, capsys,
+                                          monkeypatch):
+    """Each used to end in a Python traceback (or exit 1, or a usage text of several
+    lines); the CLI's main is called in-process, so an exception escaping it is the
+    traceback a user would see."""
+    from spillway.cli import main
+
+    monkeypatch.chdir(tmp_path)  # `--out ""` used to write into the current directory
+    out = tmp_path / "out"
+    try:
+        code = main([a.format(**files, out=out) for a in argv])
+    except SystemExit as e:
+        code = e.code
+    err = capsys.readouterr().err
+    assert code == 2, err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    for f in fragments:
+        assert f in lines[0], lines[0]
+    assert list(tmp_path.iterdir()) == [], "nothing is written"
+
+
+def test_a_cli_usage_error_prints_no_traceback(tmp_path, usage_error):
+    """The same end to end, in a process of its own."""
+    p = tmp_path / "bad.toml"
+    p.write_bytes(b"\xff\xfe[topology]\n")
+    usage_error(["validate", str(p)], "not UTF-8")
+    usage_error(["sweep", str(p), "--out", str(tmp_path / "o"), "--workers", "-1"],
+                "--workers")

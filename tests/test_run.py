@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+import time
 
 import pyarrow.parquet as pq
 import pytest
@@ -116,3 +117,82 @@ def test_examples_validate(root, example):
     r = subprocess.run(SPILLWAY + ["validate", str(root / "examples" / example)],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def _files(d):
+    return {p.name: p.read_bytes() for p in d.iterdir()}
+
+
+def test_a_run_replaces_an_earlier_runs_outputs_whole(tmp_path, root):
+    """A trace run into the directory of an incast run used to leave the incast's
+    queries.parquet beside its own files (and the Python API did the same)."""
+    out = tmp_path / "out"
+    spillway.run(root / "examples/incast.toml", out, ["workload.senders=2", "workload.rounds=1"])
+    assert (out / "queries.parquet").exists()
+    r = subprocess.run(SPILLWAY + ["run", str(root / "examples/trace.toml"), "--out", str(out),
+                                   "--set", "run.duration=1ms"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["flows.parquet", "ports.parquet",
+                                                     "scenario.toml", "summary.json"]
+    res = spillway.run(root / "examples/incast.toml", out, ["workload.senders=2",
+                                                            "workload.rounds=1"])
+    assert res.queries is not None and res.out == out
+    spillway.run(root / "examples/trace.toml", out, ["run.duration=1ms"])
+    assert not (out / "queries.parquet").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["out"], "no temporary directory is left"
+
+
+def test_a_killed_run_leaves_the_earlier_outputs_untouched(tmp_path, root):
+    """Killing a run used to leave its new scenario.toml (and a truncated flows.parquet)
+    beside the earlier run's summary.json. Now the earlier files stay as they were until
+    the new run is complete, and the next run removes the killed one's leftovers."""
+    out = tmp_path / "out"
+    spillway.run(root / "examples/trace.toml", out, ["run.duration=1ms"])
+    before = _files(out)
+    proc = subprocess.Popen(SPILLWAY + ["run", str(root / "examples/websearch.toml"), "--out",
+                                        str(out), "--set", "run.duration=10s"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def writing():
+        return any(p.name != "out" for p in tmp_path.iterdir()) or \
+            (out / "scenario.toml").read_bytes() != before["scenario.toml"]
+
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and not writing():
+            time.sleep(0.02)
+        assert writing()
+        time.sleep(0.3)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert _files(out) == before
+    spillway.run(root / "examples/trace.toml", out, ["run.duration=1ms"])
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_an_output_directory_holding_other_files_is_refused(tmp_path, root, usage_error):
+    """A run replaces its directory whole, so one holding files a run does not write is
+    left alone: exit 2, nothing written, the files intact."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    (out / "summary.json").write_text("{}")
+    usage_error(["run", str(root / "examples/trace.toml"), "--out", str(out)],
+                "notes.txt", "new or empty directory")
+    with pytest.raises(spillway.errors.UsageError):
+        spillway.run(root / "examples/trace.toml", out)
+    assert _files(out) == {"notes.txt": b"mine", "summary.json": b"{}"}
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_empty_names_are_refused(tmp_path, root, usage_error):
+    """`--out ""` used to write into the current directory, and `spillway run ""` ran
+    the default scenario."""
+    usage_error(["run", str(root / "examples/trace.toml"), "--out", ""], "--out is empty",
+                cwd=tmp_path)
+    usage_error(["run", "", "--out", "o"], "empty", cwd=tmp_path)
+    usage_error(["validate", ""], "empty", cwd=tmp_path)
+    with pytest.raises(spillway.errors.UsageError):
+        spillway.run(root / "examples/trace.toml", "")
+    assert list(tmp_path.iterdir()) == []

@@ -1,5 +1,6 @@
 """Sweeps, caching, resume after SIGKILL, failures, the catalog and the Dask backend."""
 
+import contextlib
 import json
 import os
 import signal
@@ -103,6 +104,12 @@ def test_cli_exits_1_when_a_point_failed_and_0_when_all_are_done(tmp_path, root)
     ({"zip": {"workload.senders": []}}, "sweep.zip.workload.senders"),
     ({"grid": [1]}, "sweep.grid"),
     ({"schemes": {"a": 3}}, "sweep.schemes.a"),
+    ({"base": 5}, "sweep.base"),
+    # `seeds` sets run.seed in every point: another value of it used to be dropped silently.
+    ({"grid": {"run.seed": [1, 2]}}, "sweep.grid.run.seed"),
+    ({"zip": {"run.seed": [1, 2], "workload.senders": [4, 8]}}, "sweep.zip.run.seed"),
+    ({"set": {"run.seed": 3}}, "sweep.set.run.seed"),
+    ({"schemes": {"a": {"run.seed": 3}}}, "sweep.schemes.a.run.seed"),
 ])
 def test_malformed_sweeps_are_refused_naming_the_key(spec, key):
     with pytest.raises(spillway.ScenarioError) as e:
@@ -178,8 +185,8 @@ def test_reproduce_seeds_from_renumbers_every_figures_seeds(tmp_path):
 
 
 def test_catalog_skips_points_a_concurrent_sweep_is_still_writing(tmp_path, root):
-    """Two sweeps may share a directory; the catalog one builds must not read the other's
-    half-written point (`points/.tmp-*`), which used to fail the whole build."""
+    """The catalog must not read a half-written point (`points/.tmp-*`, e.g. of a worker
+    still running), which used to fail the whole build."""
     spec = {"base_text": (root / "examples/incast.toml").read_text(), "seeds": 1,
             "set": {"workload.rounds": 1, "workload.senders": 2}}
     out = tmp_path / "out"
@@ -232,3 +239,119 @@ def test_point_hash_follows_the_code_as_well_as_the_scenario(root, monkeypatch):
     c = build_sweep(spec)
     spillway.sweep.plan(c)
     assert c.points[0].hash != a.points[0].hash
+
+
+def test_seed_axes_are_refused_naming_seeds(tmp_path, root, usage_error):
+    path = write_sweep(tmp_path, root, {"run.seed": [1, 2]})
+    usage_error(["sweep", str(path), "--out", str(tmp_path / "out")],
+                "sweep.grid.run.seed", "`seeds`")
+
+
+def _group(pgid: int) -> list[int]:
+    """Live (not zombie) processes of a process group."""
+    pids = []
+    for d in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            pids.append(int(d))
+    return pids
+
+
+def _workers(pid: int) -> list[int]:
+    out = []
+    for p in _group(pid):
+        try:
+            cmd = open(f"/proc/{p}/cmdline").read()
+        except OSError:
+            continue
+        if "spawn_main" in cmd:
+            out.append(p)
+    return out
+
+
+def _start_slow_sweep(tmp_path, root, workers=2):
+    """A sweep (in its own process group) whose points each take seconds, once its
+    workers are up."""
+    path = write_sweep(tmp_path, root, {"workload.senders": [60, 61, 62, 63]}, rounds=3000,
+                       name="slow.toml")
+    # Output to a file: workers that outlive the sweep would hold a pipe open.
+    with open(tmp_path / "stderr", "w") as err:
+        proc = subprocess.Popen(SPILLWAY + ["sweep", str(path), "--out", str(tmp_path / "slow"),
+                                            "--workers", str(workers)],
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and (
+            len(_workers(proc.pid)) < workers if workers > 1
+            else not (tmp_path / "slow/sweep.json").exists()):
+        time.sleep(0.05)
+    return proc
+
+
+def _kill_group(pgid):
+    for p in _group(pgid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(p, signal.SIGKILL)
+
+
+def test_sigkill_of_a_sweep_ends_its_workers(tmp_path, root):
+    """Workers used to outlive a SIGKILLed sweep: they finished more points and then
+    idled forever (~150 MB each)."""
+    proc = _start_slow_sweep(tmp_path, root)
+    try:
+        assert len(_workers(proc.pid)) == 2
+        proc.kill()
+        proc.wait()
+        deadline = time.time() + 5
+        while time.time() < deadline and _group(proc.pid):
+            time.sleep(0.05)
+        assert _group(proc.pid) == []
+    finally:
+        _kill_group(proc.pid)
+
+
+def test_ctrl_c_stops_a_sweep_in_one_line_with_exit_130(tmp_path, root):
+    """Ctrl-C (SIGINT to the foreground process group) used to print the tracebacks of
+    the sweep and of its workers, and to wait for the workers to run every point left."""
+    proc = _start_slow_sweep(tmp_path, root)
+    try:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=20)
+        err = (tmp_path / "stderr").read_text()
+        assert proc.returncode == 130, err
+        assert err.splitlines()[-1] == "spillway: interrupted" and "Traceback" not in err
+        deadline = time.time() + 5
+        while time.time() < deadline and _group(proc.pid):
+            time.sleep(0.05)
+        assert _group(proc.pid) == []
+        assert not list((tmp_path / "slow/points").glob(".tmp-*"))
+    finally:
+        _kill_group(proc.pid)
+        proc.wait()
+
+
+def test_a_second_sweep_into_a_running_sweeps_directory_is_refused(tmp_path, root,
+                                                                    usage_error):
+    """A second sweep with another plan into the same --out used to overwrite the first's
+    plan: the first printed the second's table and its own points vanished from the
+    catalog. It is now refused while the first runs, and not after it was killed."""
+    proc = _start_slow_sweep(tmp_path, root, workers=1)
+    out = tmp_path / "slow"
+    try:
+        plan = (out / "sweep.json").read_text()
+        other = write_sweep(tmp_path, root, {"workload.senders": [2, 3]}, rounds=1)
+        usage_error(["sweep", str(other), "--out", str(out)], "another sweep",
+                    f"pid {proc.pid}")
+        assert (out / "sweep.json").read_text() == plan
+    finally:
+        proc.kill()
+        proc.wait()
+    # The killed sweep's lock died with it.
+    r = subprocess.run(SPILLWAY + ["sweep", str(other), "--out", str(out), "--workers", "1"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[:3] == ["hash", "senders", "seed"]
+    assert sorted(line.split()[1] for line in r.stdout.splitlines()[1:]) == ["2", "3"]

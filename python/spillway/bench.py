@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from spillway import _core
+from spillway.errors import UsageError
 
 
 def run_benchmarks(names: list[str] | None = None, progress: bool = True,
@@ -18,12 +19,12 @@ def run_benchmarks(names: list[str] | None = None, progress: bool = True,
     ``repeat`` > 1 it also holds ``runs`` and the min-max ``*_range`` of both rates, since
     on a shared machine identical runs differ by tens of percent."""
     if repeat < 1:
-        raise SystemExit(f"spillway bench: --repeat must be at least 1, not {repeat}")
+        raise UsageError(f"bench: --repeat must be at least 1, not {repeat}")
     known = dict(_core.bench_names())
     names = names or list(known)
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise SystemExit(f"spillway bench: unknown benchmark(s) {unknown}; known: {list(known)}")
+        raise UsageError(f"bench: unknown benchmark(s) {unknown}; known: {list(known)}")
     results = []
     for n in names:
         if progress:
@@ -63,7 +64,7 @@ def run_arbiter_bench(json_out: bool = False, quick: bool = False) -> int:
 
     root = Path(__file__).resolve().parents[2]
     if not (root / "crates" / "spillway-arbiter").exists():
-        raise SystemExit("spillway bench arbiter: needs the source tree (crates/spillway-arbiter)")
+        raise UsageError("bench arbiter: needs the source tree (crates/spillway-arbiter)")
     cmd = ["cargo", "run", "--release", "-q", "-p", "spillway-arbiter", "--bin", "arbiter-bench",
            "--"] + (["--json"] if json_out else []) + (["--quick"] if quick else [])
     return subprocess.run(cmd, cwd=root).returncode

@@ -9,7 +9,8 @@
     spillway bench arbiter [--json] [--quick]
     spillway reference [--out FILE]
 
-Exit status: 0 on success, 2 for a scenario or usage error (the message names the key).
+Exit status: 0 on success, 2 for a scenario or usage error (a one-line message that names
+the key or the option), 1 when a sweep has failed points, 130 when interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
+from typing import NoReturn
 
-from spillway.errors import ScenarioError
+from spillway.errors import ScenarioError, UsageError
 
 
 def _fmt_ps(v: float | None) -> str:
@@ -30,10 +33,27 @@ def _fmt_ps(v: float | None) -> str:
     return f"{v:.0f} ps"
 
 
+def _file(name: str, what: str) -> Path:
+    """A file argument: always a path (never TOML text), and not an empty name."""
+    if name == "":
+        raise UsageError(f"the {what} file name is empty")
+    return Path(name)
+
+
+def _overrides(values: list[str]) -> list[str]:
+    for v in values:
+        try:
+            v.encode()
+        except UnicodeEncodeError:
+            raise UsageError(f"--set {v!r}: not UTF-8 text") from None
+    return values
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from spillway.run import run
 
-    res = run(args.scenario, args.out, args.set, progress=None if not args.quiet else False)
+    res = run(_file(args.scenario, "scenario"), args.out, _overrides(args.set),
+              progress=None if not args.quiet else False)
     s = res.summary
     print(f"wrote {args.out}/flows.parquet, summary.json, scenario.toml"
           + (", queries.parquet" if "qct_ps" in s else ""))
@@ -56,7 +76,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     from spillway.run import validate
 
-    resolved = validate(args.scenario, args.set)
+    resolved = validate(_file(args.scenario, "scenario"), _overrides(args.set))
     if args.print:
         print(resolved, end="")
     else:
@@ -65,16 +85,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from spillway.store import Results
     from spillway.sweep import load_sweep, run_sweep
 
-    res = run_sweep(load_sweep(args.sweep), args.out, workers=args.workers,
-                    backend=args.backend, scheduler=args.scheduler)
-    with Results(res.out) as r:
-        pts = r.points()
-    cols = [c for c in pts.columns if c not in ("hash", "error", "wall_s")]
-    show = ["hash"] + [c for c in cols if c in json.loads(
-        (res.out / "sweep.json").read_text())["axes"]] + [
+    sweep = load_sweep(_file(args.sweep, "sweep"))
+    res = run_sweep(sweep, args.out, workers=args.workers, backend=args.backend,
+                    scheduler=args.scheduler)
+    # The table of this run's plan, as it wrote the catalog (not re-read from DIR).
+    pts = res.points
+    show = ["hash"] + [c for c in sweep.axis_names if c in pts.columns] + [
         c for c in ("status", "flows_finished", "drops", "timeouts", "fct_p99_ps", "qct_p99_ps")
         if c in pts.columns]
     print(pts[show].to_string(index=False))
@@ -89,12 +107,36 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from spillway.store import Results
+    import duckdb
+
+    from spillway.store import VIEWS, Results
 
     with Results(args.dir) as r:
-        df = r.sql(args.sql)
+        for h, why in r.damaged.items():
+            print(f"spillway: point {h} is damaged ({why}): left out of the views until "
+                  "`spillway sweep` runs it again", file=sys.stderr)
+        try:
+            df = r.sql(args.sql)
+        except duckdb.Error as e:
+            missing = [v for v in VIEWS if isinstance(e, duckdb.CatalogException)
+                       and f"name {v} does not exist" in str(e)]
+            if missing:
+                raise UsageError(f"{args.dir} has no `{missing[0]}`: none of its done points "
+                                 f"wrote {missing[0]}.parquet") from None
+            raise UsageError(f"query failed: {_one_line(str(e))}") from None
     print(df.to_string(index=False) if len(df) else "(no rows)")
     return 0
+
+
+def _one_line(message: str) -> str:
+    """DuckDB's message without the quoted query and caret lines it appends."""
+    lines = []
+    for line in message.splitlines():
+        if line.startswith("LINE "):
+            break
+        if line.strip():
+            lines.append(line.strip())
+    return " ".join(lines)
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -112,7 +154,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.names == ["arbiter"]:
         return run_arbiter_bench(json_out=args.json, quick=args.quick)
     if "arbiter" in args.names:
-        raise SystemExit("spillway bench: run `spillway bench arbiter` on its own "
+        raise UsageError("bench: run `spillway bench arbiter` on its own "
                          "(it prints one JSON object, the engine benchmarks a list)")
     results = run_benchmarks(args.names or None, progress=not args.json, repeat=args.repeat)
     if args.json:
@@ -132,8 +174,25 @@ def cmd_reference(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors on one line (argparse prints the whole usage first), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _positive(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, not {n}")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="spillway", description=__doc__.split("\n")[0])
+    p = _Parser(prog="spillway", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run one scenario")
@@ -153,7 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sweep", help="run a grid of scenarios, cached and resumable")
     s.add_argument("sweep")
     s.add_argument("--out", required=True)
-    s.add_argument("--workers", type=int, default=None, help="parallel points (default: cores)")
+    s.add_argument("--workers", type=_positive, default=None,
+                   help="parallel points (default: cores)")
     s.add_argument("--backend", choices=["local", "dask"], default="local")
     s.add_argument("--scheduler", default=None, help="dask scheduler address (default: local)")
     s.set_defaults(func=cmd_sweep)
@@ -167,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("name")
     rp.add_argument("--out", required=True)
     rp.add_argument("--quick", action="store_true", help="fewer points, shorter runs")
-    rp.add_argument("--workers", type=int, default=None)
+    rp.add_argument("--workers", type=_positive, default=None)
     rp.add_argument("--figure", action="append", metavar="ID",
                     help="only this figure (repeatable); ids are in the report's data/ names")
     rp.add_argument("--seeds-from", type=int, default=1, metavar="K",
@@ -182,7 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true",
                    help="print JSON (engine: a list; arbiter: one object)")
     b.add_argument("--quick", action="store_true", help="arbiter: a shorter run")
-    b.add_argument("--repeat", type=int, default=1, metavar="N",
+    b.add_argument("--repeat", type=_positive, default=1, metavar="N",
                    help="engine: run each benchmark N times and report the median run, "
                         "with the range")
     b.set_defaults(func=cmd_bench)
@@ -194,16 +254,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         return args.func(args)
+    except KeyboardInterrupt:
+        # A sweep's finished points are kept and its catalog rebuilt; a run leaves nothing.
+        print("spillway: interrupted", file=sys.stderr)
+        return 130
     except ScenarioError as e:
-        print(f"spillway: invalid scenario: {e}", file=sys.stderr)
+        print(f"spillway: invalid scenario: {_printable(str(e))}", file=sys.stderr)
         return 2
-    except OSError as e:
-        # A missing scenario, an --out that is a file or not writable: the user's to fix.
-        print(f"spillway: {e}", file=sys.stderr)
+    except (UsageError, OSError) as e:
+        # A missing file, an --out that is a file or not writable, an option out of range:
+        # the user's to fix.
+        print(f"spillway: {_printable(str(e))}", file=sys.stderr)
         return 2
+
+
+def _printable(message: str) -> str:
+    """The message on one line: control characters it quotes from a file (a form feed in
+    a trace line, say) are escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
 if __name__ == "__main__":

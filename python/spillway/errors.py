@@ -1,4 +1,4 @@
-"""Typed errors raised across the Rust boundary."""
+"""Typed errors raised across the Rust boundary, and by the command line's own checks."""
 
 
 class ScenarioError(ValueError):
@@ -10,3 +10,9 @@ class ScenarioError(ValueError):
         self.message = message
         text = f"{key}: {message}" if value == "" else f"{key} = {value}: {message}"
         super().__init__(text)
+
+
+class UsageError(ValueError):
+    """A command that cannot be carried out as asked: an empty or occupied output
+    directory, a bad option value, a query the store cannot answer. The command line
+    prints its message on one line and exits 2."""

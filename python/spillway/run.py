@@ -2,16 +2,22 @@
 
 Output files (the command-line contract, see docs/outputs.md):
 ``flows.parquet``, ``queries.parquet`` (workloads with queries), ``ports.parquet``,
-``summary.json`` and the fully resolved ``scenario.toml``.
+``summary.json`` and the fully resolved ``scenario.toml``. They are written into a
+temporary sibling of the output directory, which then takes the directory's place: a
+run's outputs appear whole or not at all, and none of an earlier run's files survive
+beside them.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
 import os
 import platform
 import sys
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spillway import _core
+from spillway.errors import ScenarioError, UsageError
 from spillway.progress import Progress
 
 NONE_U64 = np.iinfo(np.uint64).max
@@ -32,6 +39,9 @@ FLOW_COLUMNS = [
     "slowdown", "priority", "class", "query_id", "retransmits", "timeouts", "drops",
     "notifications", "delivered_bytes",
 ]
+# Every file a run may write. A directory holding anything else is not replaced.
+OUTPUT_FILES = ("flows.parquet", "queries.parquet", "ports.parquet", "summary.json",
+                "scenario.toml")
 
 
 def _nullable(col: np.ndarray) -> pa.Array:
@@ -85,14 +95,29 @@ class RunResult:
         return pq.read_table(self.out / "ports.parquet")
 
 
+def read_text(path: str | os.PathLike[str], key: str) -> str:
+    """A file's text, for scenario and sweep files: a missing file is "not found" and
+    bytes that are not UTF-8 a ScenarioError under ``key`` (a TOML file is UTF-8)."""
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"file not found: {p}")
+    data = p.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(key, "", f"{p} is not UTF-8 text (byte 0x{data[e.start]:02x} at "
+                                     f"offset {e.start}): a TOML file must be") from None
+
+
 def _read_scenario(scenario: str | os.PathLike[str]) -> tuple[str, str | None]:
-    """Accepts a path to a TOML file, or TOML text itself."""
+    """Accepts a path to a TOML file, or TOML text itself; a ``Path`` is always a path."""
     s = str(scenario)
-    if "\n" not in s and (s.endswith(".toml") or os.path.exists(s)):
+    if isinstance(scenario, os.PathLike) or (
+            "\n" not in s and (s.endswith(".toml") or os.path.exists(s))):
         p = Path(s)
         if not p.exists():
             raise FileNotFoundError(f"scenario file not found: {s}")
-        return p.read_text(), str(p.resolve().parent)
+        return read_text(p, "(file)"), str(p.resolve().parent)
     return s, None
 
 
@@ -111,11 +136,97 @@ def run(
 ) -> RunResult:
     """Runs a scenario (file path or TOML text) and writes its results into ``out``.
 
-    ``base_dir`` resolves relative paths in scenario text (defaults: the file's folder)."""
+    ``base_dir`` resolves relative paths in scenario text (defaults: the file's folder).
+    The outputs are written beside ``out`` and moved into its place when complete, so
+    ``out`` holds one whole run, never a mix of two nor a half-written one. An existing
+    ``out`` may hold only files a run writes (``OUTPUT_FILES``, all replaced); with any
+    other file in it the run is refused (UsageError) before anything is written."""
+    final = _check_out(out)
     text, base = _read_scenario(scenario)
-    base = base or base_dir
-    sim = _core.Simulation(text, list(overrides or []), base)
-    out = Path(out)
+    sim = _core.Simulation(text, list(overrides or []), base or base_dir)
+    _remove_orphans(final)
+    tmp = final.with_name(f".{final.name}.spillway-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    try:
+        summary = write_outputs(sim, tmp, progress)
+        _replace_dir(tmp, final)
+    finally:
+        _remove_outputs(tmp)
+    return RunResult(out=Path(out), summary=summary)
+
+
+def _check_out(out: str | os.PathLike[str]) -> Path:
+    """The output directory as an absolute path, after refusing what must not be
+    replaced: an empty name, the current directory, a file, a directory holding files
+    that are not a run's outputs."""
+    if str(out) == "":
+        raise UsageError("--out is empty: name the output directory")
+    final = Path(os.path.realpath(out))
+    if final == Path.cwd() or final.parent == final:
+        raise UsageError(f"--out {out} is the current (or root) directory, which a run "
+                         "replaces: name a directory for its outputs, e.g. --out out/run")
+    if final.exists() and not final.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "--out is not a directory", str(out))
+    if final.is_dir():
+        foreign = sorted(set(os.listdir(final)) - set(OUTPUT_FILES))
+        if foreign:
+            more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+            raise UsageError(
+                f"--out {out} holds files that spillway run did not write "
+                f"({', '.join(foreign[:3])}{more}); a run replaces its directory whole, so "
+                "it leaves this one alone: use a new or empty directory")
+    return final
+
+
+def _remove_outputs(d: Path) -> None:
+    """Deletes a run's output files in ``d`` and then ``d`` itself if that leaves it
+    empty; anything else stays."""
+    for name in OUTPUT_FILES:
+        (d / name).unlink(missing_ok=True)
+    try:
+        d.rmdir()
+    except OSError:
+        pass
+
+
+def _remove_orphans(final: Path) -> None:
+    """Removes temporary siblings of ``final`` left by runs that were killed."""
+    prefix = f".{final.name}.spillway-"
+    for d in final.parent.glob(f"{prefix}*"):
+        try:
+            os.kill(int(d.name[len(prefix):].split("-")[0]), 0)
+        except ProcessLookupError:
+            _remove_outputs(d)
+        except (ValueError, IndexError, PermissionError):
+            continue
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _replace_dir(new: Path, final: Path) -> None:
+    """Puts directory ``new`` in the place of ``final``; the previous ``final`` (a run's
+    outputs, see `_check_out`) ends up at ``new`` for the caller to remove. On Linux the
+    two trade places in one step (renameat2 RENAME_EXCHANGE); elsewhere, or on a
+    filesystem without it, the old one is first renamed to ``new``'s name with a suffix."""
+    if not final.exists():
+        os.rename(new, final)
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.renameat2(-100, os.fsencode(new), -100, os.fsencode(final),
+                          _RENAME_EXCHANGE) == 0:  # -100: AT_FDCWD
+            return
+    except (OSError, AttributeError):
+        pass
+    old = new.with_name(new.name + "-old")
+    os.rename(final, old)
+    os.rename(new, final)
+    _remove_outputs(old)
+
+
+def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str, Any]:
+    """Runs ``sim`` (a ``_core.Simulation``) to its end, writing the output files into
+    ``out`` (created; summary.json last); returns the summary."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "scenario.toml").write_text(sim.resolved)
     labels = _core.class_labels()
@@ -189,7 +300,7 @@ def run(
         "wall_s": wall,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
-    return RunResult(out=out, summary=summary)
+    return summary
 
 
 def _notification_shares(ports: dict[str, np.ndarray], sim_time_ps: int) -> dict[str, float]:

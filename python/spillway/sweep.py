@@ -27,34 +27,48 @@ coordinate; structured axis values are stored as their TOML text.
 Layout of the output directory::
 
     DIR/sweep.json                 the plan: every point's axes, overrides and hash
-    DIR/points/<hash>/             one finished point: the files of `spillway run` + point.json
+    DIR/points/<hash>/             one finished point: the files of `spillway run`,
+                                   point.json, and manifest.json (written last)
     DIR/failed/<hash>.json         one failed point: its axes and error message
+    DIR/damaged/<hash>-<time>/     a point found damaged, moved aside for inspection
     DIR/catalog.duckdb             the index (see spillway.store), rebuilt after every run
+    DIR/.sweep.lock                held (flock) by the sweep running into DIR
 
 A point directory is written under a temporary name and renamed into place when it is
 complete, so a killed sweep loses at most the points in flight and never leaves a
-half-written point behind; a rerun skips every point whose directory exists.
+half-written point behind. A rerun skips every point whose directory is complete
+(`spillway.store.read_point`); a damaged one is moved to DIR/damaged/, reported and run
+again. One sweep at a time runs into a directory; worker processes end with the sweep.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import fcntl
 import functools
 import hashlib
 import itertools
 import json
 import os
 import shutil
+import signal
 import sys
+import threading
 import time
 import tomllib
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from spillway import _core
-from spillway.errors import ScenarioError
+from spillway.errors import ScenarioError, UsageError
+from spillway.run import read_text, write_outputs
+from spillway.store import DamagedPoint, build_catalog_rows, read_point, write_manifest
 
 
 def toml_literal(v: Any) -> str:
@@ -107,13 +121,18 @@ def build_sweep(spec: dict[str, Any], base_dir: str | None = None) -> Sweep:
     if unknown:
         raise ScenarioError("sweep", ", ".join(sorted(unknown)),
                             f"unknown sweep key(s); known: {', '.join(sorted(known))}")
+    for key in ("base", "base_text"):
+        if key in spec and not isinstance(spec[key], str):
+            raise ScenarioError(f"sweep.{key}", str(spec[key]),
+                                "expected a string (the base scenario's path, relative to "
+                                "the sweep file)" if key == "base" else "expected a string")
     if "base_text" in spec:
         base_text, scen_dir = spec["base_text"], base_dir
     elif "base" in spec:
         p = Path(base_dir or ".") / spec["base"]
-        if not p.exists():
+        if not p.is_file():
             raise ScenarioError("sweep.base", spec["base"], f"file not found: {p}")
-        base_text, scen_dir = p.read_text(), str(p.resolve().parent)
+        base_text, scen_dir = read_text(p, "sweep.base"), str(p.resolve().parent)
     else:
         base_text, scen_dir = "", base_dir
     seeds = spec.get("seeds", [1])
@@ -138,6 +157,13 @@ def build_sweep(spec: dict[str, Any], base_dir: str | None = None) -> Sweep:
         if not isinstance(bundle, dict):
             raise ScenarioError(f"sweep.schemes.{name}", str(bundle),
                                 "expected a table of overrides")
+    # `seeds` sets run.seed last in every point: any other value of it would be lost.
+    for table, overrides in [(t, spec.get(t, {})) for t in ("set", "grid", "zip")] + [
+            (f"schemes.{n}", b) for n, b in spec.get("schemes", {}).items()]:
+        if "run.seed" in overrides:
+            raise ScenarioError(f"sweep.{table}.run.seed", str(overrides["run.seed"]),
+                                "a sweep's seeds are given by `seeds` (a count, or a list "
+                                "such as seeds = [1, 7, 42]), which would override this")
     fixed = [f"{k}={toml_literal(v)}" for k, v in spec.get("set", {}).items()]
     grid = spec.get("grid", {})
     zipped = spec.get("zip", {})
@@ -168,11 +194,12 @@ def build_sweep(spec: dict[str, Any], base_dir: str | None = None) -> Sweep:
 
 
 def load_sweep(path: str | os.PathLike[str]) -> Sweep:
+    """Reads and expands a sweep file."""
     p = Path(path)
-    if not p.exists():
+    if not p.is_file():
         raise FileNotFoundError(f"sweep file not found: {p}")
     try:
-        spec = tomllib.loads(p.read_text())
+        spec = tomllib.loads(read_text(p, "(sweep file)"))
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError("(sweep file)", "", f"not valid TOML: {e}") from e
     return build_sweep(spec, str(p.resolve().parent))
@@ -224,35 +251,69 @@ def _remove_orphans(points: Path) -> None:
 
 def run_point(out: str, base_text: str, base_dir: str | None, overrides: list[str],
               point_hash: str, axes: dict[str, Any]) -> dict[str, Any]:
-    """Runs one point into ``out/points/<hash>`` (atomically); never raises."""
-    from spillway.run import run
-
+    """Runs one point into ``out/points/<hash>`` (atomically); never raises an Exception."""
     root = Path(out)
     final = root / "points" / point_hash
     failed = root / "failed" / f"{point_hash}.json"
-    if (final / "summary.json").exists():
+    if _is_complete(final):
         return {"hash": point_hash, "status": "cached"}
     tmp = root / "points" / f".tmp-{point_hash}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     t0 = time.perf_counter()
     try:
-        res = run(base_text, tmp, overrides, progress=False, base_dir=base_dir)
+        sim = _core.Simulation(base_text, overrides, base_dir)
+        summary = write_outputs(sim, tmp, progress=False)
         (tmp / "point.json").write_text(json.dumps(
             {"hash": point_hash, "axes": axes, "overrides": overrides}, indent=2) + "\n")
-        try:
-            os.rename(tmp, final)
-        except OSError:
-            # Another run (e.g. an orphan of a killed sweep) finished it first.
-            shutil.rmtree(tmp, ignore_errors=True)
+        write_manifest(tmp)
+        _move_into_place(tmp, final, root)
         failed.unlink(missing_ok=True)
-        return {"hash": point_hash, "status": "done", "wall_s": res.summary["wall_s"]}
+        return {"hash": point_hash, "status": "done", "wall_s": summary["wall_s"]}
     except Exception as e:  # a failing point must not stop the sweep
-        shutil.rmtree(tmp, ignore_errors=True)
         msg = f"{type(e).__name__}: {e}"
         failed.parent.mkdir(parents=True, exist_ok=True)
         _write_atomic(failed, json.dumps({"hash": point_hash, "axes": axes,
                                           "overrides": overrides, "error": msg,
                                           "wall_s": time.perf_counter() - t0}, indent=2))
         return {"hash": point_hash, "status": "failed", "error": msg}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # gone already unless the run stopped
+
+
+def _is_complete(point: Path) -> bool:
+    try:
+        read_point(point)
+        return True
+    except DamagedPoint:
+        return False
+
+
+def _move_into_place(tmp: Path, final: Path, root: Path) -> None:
+    """Renames a finished point directory to its final name. If a directory is there
+    already, a complete one (another sweep's, or a killed sweep's orphan worker's) is
+    kept; a damaged one is moved aside first."""
+    for _ in range(3):
+        try:
+            os.rename(tmp, final)
+            return
+        except OSError:
+            if _is_complete(final):
+                return
+            _move_aside(final, root)
+    raise OSError(f"could not move the finished point into {final}")
+
+
+def _move_aside(point: Path, root: Path) -> Path | None:
+    """Moves a damaged point directory to ``root/damaged/<hash>-<time>``; returns where
+    (None if it was no longer there)."""
+    dest = root / "damaged" / f"{point.name}-{time.strftime('%Y%m%dT%H%M%S')}"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    while dest.exists():
+        dest = dest.with_name(f"{dest.name}-{uuid.uuid4().hex[:4]}")
+    try:
+        os.rename(point, dest)
+    except FileNotFoundError:
+        return None
+    return dest
 
 
 @dataclass
@@ -263,6 +324,10 @@ class SweepResult:
     skipped: int
     failed: int
     wall_s: float
+    # Points found damaged, recomputed: hash -> what was wrong.
+    damaged: dict[str, str] = field(default_factory=dict)
+    # The catalog's `points` table as this run wrote it.
+    points: pd.DataFrame | None = None
 
 
 class _SweepProgress:
@@ -291,12 +356,43 @@ class _SweepProgress:
 def run_sweep(sweep: Sweep, out: str | os.PathLike[str], workers: int | None = None,
               backend: str = "local", scheduler: str | None = None,
               progress: bool | None = None, quiet: bool = False) -> SweepResult:
-    """Runs every point not already finished in ``out``; rebuilds the catalog."""
-    from spillway.store import build_catalog
-
+    """Runs every point not already finished in ``out``; rebuilds the catalog. Refuses
+    (UsageError) while another sweep runs into ``out``. A damaged point (see
+    `spillway.store.read_point`) is moved to ``out/damaged/``, reported on stderr (one
+    line each, even when ``quiet``) and run again."""
+    if str(out) == "":
+        raise UsageError("--out is empty: name the sweep's directory")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers {workers}: expected at least 1")
     out = Path(out)
     (out / "points").mkdir(parents=True, exist_ok=True)
     (out / "failed").mkdir(parents=True, exist_ok=True)
+    with _lock(out):
+        return _run_locked(sweep, out, workers, backend, scheduler, progress, quiet)
+
+
+@contextlib.contextmanager
+def _lock(out: Path) -> Iterator[None]:
+    """Holds ``out/.sweep.lock`` (flock: the kernel releases it when the holder dies, so a
+    killed sweep leaves no stale lock) or refuses: two sweeps with different plans would
+    overwrite each other's sweep.json and catalog."""
+    fd = os.open(out / ".sweep.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            raise UsageError(f"another sweep (pid {holder}) is running into {out}: wait for "
+                             "it to finish, or use another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _run_locked(sweep: Sweep, out: Path, workers: int | None, backend: str,
+                scheduler: str | None, progress: bool | None, quiet: bool) -> SweepResult:
     _remove_orphans(out / "points")
     plan(sweep)
     _write_atomic(out / "sweep.json", json.dumps({
@@ -305,22 +401,33 @@ def run_sweep(sweep: Sweep, out: str | os.PathLike[str], workers: int | None = N
                    for p in sweep.points]}, indent=2))
     seen: set[str] = set()
     todo, cached, invalid = [], 0, []
+    damaged: dict[str, str] = {}
     for p in sweep.points:
         if p.hash in seen:
             continue  # two axis combinations that resolve to the same scenario
         seen.add(p.hash)
+        point = out / "points" / p.hash
         if p.error is not None:
             invalid.append(p)
-        elif (out / "points" / p.hash / "summary.json").exists():
+            continue
+        try:
+            read_point(point)
             cached += 1
-        else:
-            todo.append(p)
+            continue
+        except DamagedPoint as e:
+            if point.exists():
+                damaged[p.hash] = str(e)
+                dest = _move_aside(point, out)
+                print(f"damaged point {p.hash}: {e}; moved to {dest}, running it again",
+                      file=sys.stderr)
+        todo.append(p)
     for p in invalid:
         _write_atomic(out / "failed" / f"{p.hash}.json", json.dumps(
             {"hash": p.hash, "axes": p.axes, "overrides": p.overrides, "error": p.error},
             indent=2))
     if not quiet:
         print(f"{len(seen)} points: {cached} already done (skipped), {len(todo)} to run"
+              + (f" ({len(damaged)} of them damaged)" if damaged else "")
               + (f", {len(invalid)} invalid" if invalid else ""), file=sys.stderr)
     if progress is None:
         progress = sys.stderr.isatty() and not quiet
@@ -330,18 +437,38 @@ def run_sweep(sweep: Sweep, out: str | os.PathLike[str], workers: int | None = N
             for p in todo]
     failed = len(invalid)
     try:
-        for r in _execute(args, workers, backend, scheduler):
-            bar.update(r["status"])
-            failed += r["status"] == "failed"
+        with contextlib.closing(_execute(args, workers, backend, scheduler)) as results:
+            for r in results:
+                bar.update(r["status"])
+                failed += r["status"] == "failed"
     finally:
         bar.close()
-        build_catalog(out)
+        _remove_orphans(out / "points")  # those of workers stopped by Ctrl-C
+        _, points = build_catalog_rows(out)
     res = SweepResult(out=out, total=len(seen), ran=len(todo), skipped=cached, failed=failed,
-                      wall_s=time.perf_counter() - t0)
+                      wall_s=time.perf_counter() - t0, damaged=damaged, points=points)
     if not quiet:
         print(f"ran {res.ran}, skipped {res.skipped}, failed {res.failed} "
               f"in {res.wall_s:.1f} s; catalog: {out / 'catalog.duckdb'}", file=sys.stderr)
     return res
+
+
+def _worker_init(parent: int) -> None:
+    """Runs in each local worker process: it ends when the sweep does, however the sweep
+    ends (a SIGKILL included), and leaves Ctrl-C to the sweep, which stops it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PDEATHSIG
+    if os.getppid() != parent:  # the sweep died before prctl took hold
+        os._exit(1)
+
+    def watch() -> None:  # elsewhere, and as a fallback: a parent-pid watchdog
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="spillway-parent-watch").start()
 
 
 def _execute(args: list[tuple], workers: int | None, backend: str,
@@ -357,15 +484,25 @@ def _execute(args: list[tuple], workers: int | None, backend: str,
             for a in args:
                 yield run_point(*a)
             return
-        with cf.ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("spawn")) as ex:
+        ex = cf.ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("spawn"),
+                                    initializer=_worker_init, initargs=(os.getpid(),))
+        try:
             futures = [ex.submit(run_point, *a) for a in args]
             for f in cf.as_completed(futures):
                 yield f.result()
+        except BaseException:
+            # Ctrl-C, or the caller stopped early: the points in flight are abandoned
+            # (run_sweep removes their temporary directories).
+            for proc in list((getattr(ex, "_processes", None) or {}).values()):
+                proc.kill()
+            raise
+        finally:
+            ex.shutdown(wait=True, cancel_futures=True)
     elif backend == "dask":
         try:
             from dask.distributed import Client, LocalCluster, as_completed
         except ImportError as e:
-            raise SystemExit(
+            raise UsageError(
                 "the dask backend needs the extra: pip install 'spillway[dask]'") from e
         if scheduler:
             client = Client(scheduler)
@@ -384,4 +521,4 @@ def _execute(args: list[tuple], workers: int | None, backend: str,
             if cluster is not None:
                 cluster.close()
     else:
-        raise SystemExit(f"unknown backend {backend!r}: use local or dask")
+        raise UsageError(f"unknown backend {backend!r}: use local or dask")

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from spillway.errors import UsageError
 from spillway.store import Results
 from spillway.sweep import build_sweep, run_sweep
 
@@ -70,8 +71,7 @@ def shift_seeds(sweep: dict[str, Any], seeds_from: int) -> dict[str, Any]:
     seeds_from..seeds_from+n-1; a list is shifted by seeds_from - 1): the same figure on
     other random draws."""
     if seeds_from < 0:
-        raise SystemExit(f"spillway reproduce: --seeds-from {seeds_from}: expected a seed "
-                         "of 0 or more")
+        raise UsageError(f"reproduce: --seeds-from {seeds_from}: expected a seed of 0 or more")
     seeds = sweep.get("seeds", [1])
     if isinstance(seeds, int):
         seeds = list(range(1, seeds + 1))
@@ -84,9 +84,19 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
     restricts it to the figures with these ids; ``seeds_from`` renumbers every figure's
     seeds from that seed (1: the reproduction's own)."""
     if name not in REPRODUCTIONS:
-        raise SystemExit(f"spillway reproduce: unknown reproduction {name!r}; "
+        raise UsageError(f"reproduce: unknown reproduction {name!r}; "
                          f"known: {', '.join(REPRODUCTIONS)}")
+    if str(out) == "":
+        raise UsageError("reproduce: --out is empty: name the report's directory")
+    shift_seeds({}, seeds_from)  # refuses a negative seed before anything is written
     mod = importlib.import_module(REPRODUCTIONS[name])
+    figs = mod.figures(quick)
+    if only:
+        unknown = set(only) - {f.id for f in figs}
+        if unknown:
+            raise UsageError(f"reproduce: unknown figure(s) {sorted(unknown)}; "
+                             f"{name} has: {', '.join(f.id for f in figs)}")
+        figs = [f for f in figs if f.id in only]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -101,13 +111,6 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
                      "measured on the reproduction's own seeds.\n")
     parts.append(inspect.cleandoc(mod.__doc__ or "") + "\n")
     summary_rows = []
-    figs = mod.figures(quick)
-    if only:
-        unknown = set(only) - {f.id for f in figs}
-        if unknown:
-            raise SystemExit(f"spillway reproduce: unknown figure(s) {sorted(unknown)}; "
-                             f"{name} has: {', '.join(f.id for f in figs)}")
-        figs = [f for f in figs if f.id in only]
     if seeds_from != 1:
         for f in figs:
             f.sweep = shift_seeds(f.sweep, seeds_from)
