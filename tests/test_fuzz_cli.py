@@ -173,16 +173,12 @@ def _drive(cases_file: str, results_file: str, work: str) -> None:
             shutil.rmtree(d)
 
 
-# Rust-side problems the cases found, each with the exact input in an xfail test below
-# (for the Rust side to fix). A case whose failure holds one of these fragments is
-# tolerated by the test over all cases.
-KNOWN_RUST_ISSUES = {
-    # Cdf::parse (crates/spillway-core/src/workload/cdf.rs) reads the last row's second
-    # column to tell format B's percent from a fraction, when the first row has two
-    # columns, without checking that the last row has two.
-    "index out of bounds: the len is 1 but the index is 1":
-        "a CDF whose first row has two columns and whose last row has one panics",
-}
+# Rust-side problems the cases found and not yet fixed, each with the exact input in an
+# xfail test (none open: a CDF whose first row has two columns and whose last row has
+# one panicked in Cdf::parse; test_a_cdf_with_a_short_last_row_is_refused keeps it).
+# A case whose failure holds one of these fragments is tolerated by the test over all
+# cases.
+KNOWN_RUST_ISSUES: dict[str, str] = {}
 
 
 def _problem(c: dict, r: dict) -> str | None:
@@ -235,9 +231,6 @@ def test_a_refusal_quoting_control_characters_stays_on_one_line(tmp_path, capfd)
     assert len(err.splitlines()) == 1 and "3000\\x0c0" in err, err
 
 
-@pytest.mark.xfail(strict=True, raises=BaseException,
-                   reason="Rust panic in Cdf::parse (workload/cdf.rs): a CDF whose first row "
-                          "has two columns and whose last row has one; found by the test above")
 @pytest.mark.parametrize("cdf", [b"1 0.5\n2\n", b"1 1\n 0\n2 1 0.5\n10 1 0.9\n600 "],
                          ids=["minimal", "as-found"])
 def test_a_cdf_with_a_short_last_row_is_refused(tmp_path, capfd, cdf):

@@ -60,7 +60,9 @@ impl Cdf {
             1 => (&rows[1..], 1.0, 1.0), // format C: mean line, then bytes + [0,1]
             3 => (&rows[..], NS2_PACKET_BYTES, 1.0),
             2 => {
-                let last = rows.last().unwrap()[1];
+                // Read only once every row has its columns (a short last row is refused
+                // below, naming it).
+                let last = rows.last().and_then(|r| r.get(1)).copied().unwrap_or(0.0);
                 // Format B is in percent; a two-column file ending at 1 is a plain fraction.
                 let pct = last > 1.0 + 1e-9;
                 (&rows[..], 1.0, if pct { 0.01 } else { 1.0 })
@@ -163,6 +165,16 @@ impl Cdf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A two-column file whose last row has one column is refused, naming the row (it
+    /// panicked reading the last row's second column; found by the CLI fuzz test).
+    #[test]
+    fn a_short_last_row_is_refused() {
+        for text in ["1 0.5\n2\n", "1 1\n 0\n2 1 0.5\n10 1 0.9\n600 "] {
+            let e = Cdf::parse(text).unwrap_err();
+            assert!(e.contains("columns"), "{e}");
+        }
+    }
 
     #[test]
     fn builtin_means_match_the_published_ones() {
