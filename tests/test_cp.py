@@ -140,3 +140,34 @@ def test_every_cp_testbed_run_uses_the_papers_rto_min():
                 for named in ("10ms", "200ms"):
                     if f"({named})" in name:
                         assert rto == named, (fig.id, p.axes, rto)
+
+
+def test_the_cp_figures_run_the_named_schemes_with_the_testbeds_settings():
+    """The schemes come from spillway.schemes; what each figure adds (Fig. 12's RTOs and
+    threshold 3, Fig. 14's thresholds and host models) is pinned here, value for value."""
+    from spillway.reproduce import cp
+
+    tcp = {"transport.kind": "tcp"}
+    cut = {"switch.overflow": "cut_payload", "transport.dupack_threshold": "off"}
+    dctcp = {"transport.kind": "dctcp", "switch.ecn": "threshold"}
+    four = {"TCP": tcp, "CP": tcp | cut, "DCTCP": dctcp, "DCTCP+CP": dctcp | cut}
+    sweeps = {f.id: f.sweep for f in cp.figures(quick=True)}
+    for fig in ("cp_fig8a_goodput", "cp_fig8b_query", "cp_fig10_outcast",
+                "cp_fig15_realistic", "cp_fig16a_10x"):
+        assert sweeps[fig]["schemes"] == four, fig
+    assert sweeps["cp_fig16b_buffers"]["schemes"] == {"CP": tcp | cut}
+    dup3 = {"transport.dupack_threshold": 3}
+    rto200 = {"transport.rto_min": "200ms"}
+    assert sweeps["cp_fig12_multi"]["schemes"] == {
+        "TCP(10ms)": tcp, "TCP(200ms)": tcp | rto200, "DCTCP(200ms)": dctcp | rto200,
+        "CP": tcp | cut | dup3, "DCTCP+CP": dctcp | cut | dup3}
+    inf = {"transport.dupack_threshold": "off"}
+    linux = dup3 | {"transport.max_reordering": 127}
+    gro = {"host.rx_coalesce": "50us", "host.gro": True}
+    assert sweeps["cp_fig14_ooo"]["schemes"] == {
+        "TCP-3": tcp | dup3, "TCP-3(linux)": tcp | linux,
+        "TCP-3(linux+undo)": tcp | linux | {"transport.undo": True}, "TCP-inf": tcp | inf,
+        "TCP-inf(200ms)": tcp | inf | rto200, "CP-3": tcp | cut | dup3, "CP-inf": tcp | cut,
+        "CP-inf(cubic)": tcp | cut | {"transport.kind": "cubic"},
+        "CP-inf(tso)": tcp | cut | {"transport.tso_defer": "2ms"},
+        "CP-inf(gro)": tcp | cut | gro, "DCTCP-3": dctcp | dup3}

@@ -8,12 +8,10 @@ from typing import Any
 
 import pandas as pd
 
-from spillway import plots
+from spillway import plots, schemes
 from spillway.analysis import flow_goodput
 from spillway.reproduce import Figure, Verdict
 from spillway.reproduce.cp.testbed import (
-    CP,
-    DCTCP,
     LINE_GOODPUT_MBPS,
     LONG_FLOW,
     LONG_FLOW_CLOCK_PPM,
@@ -57,9 +55,12 @@ def _multi(quick: bool) -> Figure:
     tcp200 = {"transport.rto_min": "200ms"}
     # §6 Protocols: CP's other settings are TCP's, duplicate-ACK threshold 3 included
     # (§6.3 alone varies it); it also recovers the NIC's plain drops without a timeout.
-    cp3 = CP | {"transport.dupack_threshold": 3}
-    schemes = {"TCP(10ms)": {}, "TCP(200ms)": tcp200, "DCTCP(200ms)": DCTCP | tcp200,
-               "CP": cp3, "DCTCP+CP": DCTCP | cp3}
+    dup3 = {"transport.dupack_threshold": 3}
+    tcp, dctcp = schemes.scheme("TCP"), schemes.scheme("DCTCP")
+    bundles = {"TCP(10ms)": tcp.overrides(), "TCP(200ms)": tcp.overrides(tcp200),
+               "DCTCP(200ms)": dctcp.overrides(tcp200),
+               "CP": schemes.scheme("CP").overrides(dup3),
+               "DCTCP+CP": schemes.scheme("DCTCP+CP").overrides(dup3)}
 
     def analyze(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
         f = long_flows(res)
@@ -93,7 +94,7 @@ def _multi(quick: bool) -> Figure:
                                 ylabel="goodput (Mbps)")
         mean = t.groupby(["background", "scheme"])["of_theory"].mean()
         v = []
-        lo = {s: mean[(5, s)] for s in schemes}
+        lo = {s: mean[(5, s)] for s in bundles}
         v.append(Verdict("low loss (5 background): DCTCP gets less of the theoretical fair "
                          "share than TCP(10ms) and CP on average (paper: DCTCP 70%, TCP(10ms) "
                          "87.1%, CP 86.8%)",
@@ -105,7 +106,7 @@ def _multi(quick: bool) -> Figure:
                          bool((over8.of_theory > 1).all()) and len(over8) > 0,
                          ", ".join(f"{r.experimental}: {r.of_theory:.0%}"
                                    for r in over8.itertuples())))
-        hi = {s: mean[(50, s)] for s in schemes}
+        hi = {s: mean[(50, s)] for s in bundles}
         v.append(Verdict("high loss (50 background): TCP(200ms) has very low goodput",
                          hi["TCP(200ms)"] < 0.5, f"{hi['TCP(200ms)']:.0%} of theory on average"))
         # Closest: nearest 1 (TCP(10ms) and DCTCP "experience the TCP Outcast problem" at
@@ -136,7 +137,7 @@ def _multi(quick: bool) -> Figure:
               "10): N_exp/(2N+N_exp) × "
               f"{LINE_GOODPUT_MBPS:.0f} Mbps. Our reading of Fig. 9(b), which the text does "
               "not draw: in-rack flows can share only a host link with a cross-rack flow.",
-        sweep={"base_text": TESTBED, "seeds": seeds, "schemes": schemes,
+        sweep={"base_text": TESTBED, "seeds": seeds, "schemes": bundles,
                "set": MULTI_SET | {"run.duration": f"{int(duration * 1000)}ms"},
                "zip": {"label.case": [f"{bg}/{ex}" for bg, ex in points],
                        "workload.flows": flows}},

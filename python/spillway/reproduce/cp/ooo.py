@@ -7,10 +7,10 @@ from typing import Any
 
 import pandas as pd
 
-from spillway import plots
+from spillway import plots, schemes
 from spillway.analysis import flow_goodput
 from spillway.reproduce import Figure, Verdict
-from spillway.reproduce.cp.testbed import DCTCP, LINE_GOODPUT_MBPS, LONG_FLOW_CLOCK_PPM, long_flows
+from spillway.reproduce.cp.testbed import LINE_GOODPUT_MBPS, LONG_FLOW_CLOCK_PPM, long_flows
 from spillway.store import Results
 
 OOO_BASE = f"""
@@ -81,18 +81,21 @@ def _ooo(quick: bool) -> Figure:
     # One run's goodput swings by +-15% (a whole-window cut on path B lands early or
     # late), so even the quick sweep averages seeds.
     seeds = 3 if quick else 8
+    # The named schemes with a duplicate-ACK threshold of 3 (`-3`) or none (`-inf`: CP's
+    # own), and the host models and kernels the figure compares.
     dup3 = {"transport.dupack_threshold": 3}
     inf = {"transport.dupack_threshold": "off"}
-    cp_sw = {"switch.overflow": "cut_payload"}
     linux = dup3 | {"transport.max_reordering": 127}
-    schemes = {"TCP-3": dup3, "TCP-3(linux)": linux,
-               "TCP-3(linux+undo)": linux | {"transport.undo": True}, "TCP-inf": inf,
-               "TCP-inf(200ms)": inf | {"transport.rto_min": "200ms"},
-               "CP-3": cp_sw | dup3, "CP-inf": cp_sw | inf,
-               "CP-inf(cubic)": cp_sw | inf | {"transport.kind": "cubic"},
-               "CP-inf(tso)": cp_sw | inf | {"transport.tso_defer": "2ms"},
-               "CP-inf(gro)": cp_sw | inf | GRO_50US,
-               "DCTCP-3": DCTCP | dup3}
+    tcp, cp = schemes.scheme("TCP"), schemes.scheme("CP")
+    bundles = {"TCP-3": tcp.overrides(dup3), "TCP-3(linux)": tcp.overrides(linux),
+               "TCP-3(linux+undo)": tcp.overrides(linux | {"transport.undo": True}),
+               "TCP-inf": tcp.overrides(inf),
+               "TCP-inf(200ms)": tcp.overrides(inf | {"transport.rto_min": "200ms"}),
+               "CP-3": cp.overrides(dup3), "CP-inf": cp.overrides(inf),
+               "CP-inf(cubic)": cp.overrides(inf | {"transport.kind": "cubic"}),
+               "CP-inf(tso)": cp.overrides(inf | {"transport.tso_defer": "2ms"}),
+               "CP-inf(gro)": cp.overrides(inf | GRO_50US),
+               "DCTCP-3": schemes.scheme("DCTCP").overrides(dup3)}
 
     def analyze(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
         f = long_flows(res)
@@ -207,7 +210,7 @@ def _ooo(quick: bool) -> Figure:
               "third of its window can go at once; `(gro)` = CP-inf with Linux's receive offload "
               "(`host.rx_coalesce = \"50us\"`, `host.gro = true`): each interrupt's "
               "in-sequence segments of a flow merge into one, acknowledged once.",
-        sweep={"base_text": OOO_BASE, "seeds": seeds, "schemes": schemes,
+        sweep={"base_text": OOO_BASE, "seeds": seeds, "schemes": bundles,
                "set": {"run.duration": f"{int(duration * 1000)}ms"},
                "zip": {"label.p": ps, "switch.routes": [_ooo_routes(p) for p in ps]}},
         analyze=analyze,

@@ -10,7 +10,7 @@ import pandas as pd
 from spillway import plots
 from spillway.analysis import percentile, qct_percentiles
 from spillway.reproduce import Figure, Verdict
-from spillway.reproduce.cp.testbed import CP, CP_SCHEMES, SCHEMES, TESTBED
+from spillway.reproduce.cp.testbed import CP_SCHEMES, SCHEMES, TESTBED
 from spillway.store import Results
 
 # CP §6.4: 50,000 queries and 50,000 background flows in 10 minutes over 12 servers.
@@ -223,7 +223,7 @@ def _realistic(quick: bool) -> list[Figure]:
                source="CP §6.4 (Fig. 16b)", setup=setup + per_run
                                                           + " Every switch port has the "
                                                             "named buffer.",
-               sweep={"base_text": TESTBED, "seeds": 1, "schemes": {"CP": CP},
+               sweep={"base_text": TESTBED, "seeds": 1, "schemes": {"CP": SCHEMES["CP"]},
                       "set": base, "zip": {"switch.buffer": ["32KB", "128KB", "256KB"],
                                            "switch.spine_buffer": ["32KB", "128KB",
                                                                    "256KB"]}},
