@@ -7,6 +7,7 @@ import sys
 
 import pandas as pd
 import pyarrow.parquet as pq
+import pytest
 
 SPILLWAY = [sys.executable, "-m", "spillway"]
 
@@ -171,3 +172,21 @@ def test_the_cp_figures_run_the_named_schemes_with_the_testbeds_settings():
         "CP-inf(cubic)": tcp | cut | {"transport.kind": "cubic"},
         "CP-inf(tso)": tcp | cut | {"transport.tso_defer": "2ms"},
         "CP-inf(gro)": tcp | cut | gro, "DCTCP-3": dctcp | dup3}
+
+
+def test_cp_fig1_8a_is_reproduced_once_for_the_cp_and_the_incast_reports():
+    """One function, `goodput`, makes CP Fig. 1/8(a) for both reports: the CP report's on
+    the testbed's racks with four schemes, the incast report's on one switch with TCP."""
+    from spillway.reproduce import cp, incast
+    from spillway.reproduce.cp.incast import goodput
+
+    for quick in (True, False):
+        figs = {f.id: f for f in [*cp.figures(quick), *incast.figures(quick)]}
+        for fig_id, model in (("cp_fig8a_goodput", "testbed"), ("cp_fig1_goodput", "star")):
+            fig = figs[fig_id]
+            assert fig.analyze.__qualname__ == "goodput.<locals>.analyze"
+            assert fig.sweep == goodput(quick, model).sweep
+        assert "schemes" not in figs["cp_fig1_goodput"].sweep
+        assert 'kind = "star"' in figs["cp_fig1_goodput"].sweep["base_text"]
+    with pytest.raises(ValueError, match="unknown model 'fat_tree'; known: testbed, star"):
+        goodput(True, "fat_tree")

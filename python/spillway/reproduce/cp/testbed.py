@@ -1,5 +1,6 @@
-"""The CP testbed model and what every CP figure shares: the base scenarios, the schemes,
-constants of our wire, and the query that reads long flows (see the package docstring)."""
+"""The CP testbed's models and what every CP figure shares: the base scenarios, the
+schemes, constants of our wire, and the query that reads long flows (see the package
+docstring)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,27 @@ LONG_FLOW_CLOCK_PPM = 100
 # the base scenarios above, and a figure that runs a scheme otherwise says so.
 SCHEMES: dict[str, dict[str, Any]] = {
     n: schemes.scheme(n).overrides() for n in ("TCP", "CP", "DCTCP", "DCTCP+CP")}
+# The testbed as one switch, the incast report's model of it (reproduce/incast.py): 10
+# hosts on a star, ~100 µs RTT without queueing, 128 KB at the port toward the receiver.
+STAR = """
+[topology]
+kind = "star"
+hosts = 10
+link_rate = "1Gbps"
+link_delay = "25us"
+[switch]
+buffer = "128KB"
+[transport]
+init_cwnd = 3
+rwnd = "256KB"
+rto_min = "10ms"
+[workload]
+kind = "incast"
+receiver = 0
+size = "64KB"
+jitter = "10us"
+"""
+
 CUT_WIRE = 90  # bytes of a payload-cut packet on our wire (overflow/cut_payload.rs)
 MSS = 1460  # the testbed's (transport.mss default)
 CP_SCHEMES = ("CP", "DCTCP+CP")
