@@ -6,7 +6,8 @@ from statistics import median
 import pyarrow.parquet as pq
 import pytest
 from spillway.errors import ScenarioError
-from spillway.reproduce.cp import MULTI_SET, TESTBED, multi_flows
+from spillway.reproduce.cp.bottlenecks import MULTI_SET, multi_flows
+from spillway.reproduce.cp.testbed import TESTBED
 from spillway.run import run
 from spillway.sweep import toml_literal
 

@@ -7,6 +7,7 @@ import sys
 
 import pandas as pd
 import pyarrow.parquet as pq
+import pytest
 
 SPILLWAY = [sys.executable, "-m", "spillway"]
 
@@ -140,3 +141,52 @@ def test_every_cp_testbed_run_uses_the_papers_rto_min():
                 for named in ("10ms", "200ms"):
                     if f"({named})" in name:
                         assert rto == named, (fig.id, p.axes, rto)
+
+
+def test_the_cp_figures_run_the_named_schemes_with_the_testbeds_settings():
+    """The schemes come from spillway.schemes; what each figure adds (Fig. 12's RTOs and
+    threshold 3, Fig. 14's thresholds and host models) is pinned here, value for value."""
+    from spillway.reproduce import cp
+
+    tcp = {"transport.kind": "tcp"}
+    cut = {"switch.overflow": "cut_payload", "transport.dupack_threshold": "off"}
+    dctcp = {"transport.kind": "dctcp", "switch.ecn": "threshold"}
+    four = {"TCP": tcp, "CP": tcp | cut, "DCTCP": dctcp, "DCTCP+CP": dctcp | cut}
+    sweeps = {f.id: f.sweep for f in cp.figures(quick=True)}
+    for fig in ("cp_fig8a_goodput", "cp_fig8b_query", "cp_fig10_outcast",
+                "cp_fig15_realistic", "cp_fig16a_10x"):
+        assert sweeps[fig]["schemes"] == four, fig
+    assert sweeps["cp_fig16b_buffers"]["schemes"] == {"CP": tcp | cut}
+    dup3 = {"transport.dupack_threshold": 3}
+    rto200 = {"transport.rto_min": "200ms"}
+    assert sweeps["cp_fig12_multi"]["schemes"] == {
+        "TCP(10ms)": tcp, "TCP(200ms)": tcp | rto200, "DCTCP(200ms)": dctcp | rto200,
+        "CP": tcp | cut | dup3, "DCTCP+CP": dctcp | cut | dup3}
+    inf = {"transport.dupack_threshold": "off"}
+    linux = dup3 | {"transport.max_reordering": 127}
+    gro = {"host.rx_coalesce": "50us", "host.gro": True}
+    assert sweeps["cp_fig14_ooo"]["schemes"] == {
+        "TCP-3": tcp | dup3, "TCP-3(linux)": tcp | linux,
+        "TCP-3(linux+undo)": tcp | linux | {"transport.undo": True}, "TCP-inf": tcp | inf,
+        "TCP-inf(200ms)": tcp | inf | rto200, "CP-3": tcp | cut | dup3, "CP-inf": tcp | cut,
+        "CP-inf(cubic)": tcp | cut | {"transport.kind": "cubic"},
+        "CP-inf(tso)": tcp | cut | {"transport.tso_defer": "2ms"},
+        "CP-inf(gro)": tcp | cut | gro, "DCTCP-3": dctcp | dup3}
+
+
+def test_cp_fig1_8a_is_reproduced_once_for_the_cp_and_the_incast_reports():
+    """One function, `goodput`, makes CP Fig. 1/8(a) for both reports: the CP report's on
+    the testbed's racks with four schemes, the incast report's on one switch with TCP."""
+    from spillway.reproduce import cp, incast
+    from spillway.reproduce.cp.incast import goodput
+
+    for quick in (True, False):
+        figs = {f.id: f for f in [*cp.figures(quick), *incast.figures(quick)]}
+        for fig_id, model in (("cp_fig8a_goodput", "testbed"), ("cp_fig1_goodput", "star")):
+            fig = figs[fig_id]
+            assert fig.analyze.__qualname__ == "goodput.<locals>.analyze"
+            assert fig.sweep == goodput(quick, model).sweep
+        assert "schemes" not in figs["cp_fig1_goodput"].sweep
+        assert 'kind = "star"' in figs["cp_fig1_goodput"].sweep["base_text"]
+    with pytest.raises(ValueError, match="unknown model 'fat_tree'; known: testbed, star"):
+        goodput(True, "fat_tree")

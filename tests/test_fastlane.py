@@ -103,3 +103,23 @@ def test_the_caps_verdict_judges_each_run_against_its_own_cap():
     # FastLane runs that sent nothing did nothing: no pass by default.
     none = [_port("FL-FH", 0), _port("TCP", 0)]
     assert not _caps_verdict(_Ports(none), secs)[0].holds
+
+
+def test_the_reproductions_schemes_are_the_named_ones_with_the_papers_parameters():
+    """FastLane's runs take their schemes from spillway.schemes and add §4.2's parameters
+    explicitly; the values each run gets are pinned here."""
+    from spillway.reproduce.fastlane import SCHEMES
+    tcp = {"transport.kind": "tcp"}
+    fl = {"switch.overflow": "fastlane", "switch.fastlane_buffer": "3276B"}
+    pfabric = {"switch.buffer": "64KB", "switch.queue": "pfabric", "switch.forwarding": "spray",
+               "switch.ecn": "off", "transport.kind": "pfabric", "transport.rto_min": "250us",
+               "transport.priority": "flow_size"}
+    assert SCHEMES == {
+        "TCP": tcp,
+        "TCP+SQ": tcp | {"switch.overflow": "source_quench"},
+        "FL-FH": tcp | fl | {"switch.forwarding": "ecmp"},
+        "FL-PS": tcp | fl | {"switch.forwarding": "spray", "transport.dupack_threshold": "off",
+                             "transport.ooo_option": True},
+        "pFabric": pfabric,
+        "pFabric+FL": pfabric | fl,
+    }

@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from spillway import plots
+from spillway import plots, schemes
 from spillway.analysis import notification_shares, tail_percentile, tail_reduction
 from spillway.reproduce import Figure, Verdict
 from spillway.store import Results
@@ -49,18 +49,20 @@ rto_min = "1ms"
 kind = "short_long"
 """
 
-PFABRIC = {"switch.buffer": "64KB", "switch.queue": "pfabric", "switch.forwarding": "spray",
-           "switch.ecn": "off", "transport.kind": "pfabric", "transport.rto_min": "250us",
-           "transport.priority": "flow_size"}
-FL = {"switch.overflow": "fastlane", "switch.fastlane_buffer": "3276B"}
+# The paper's parameters on top of the schemes (spillway.schemes). pFabric (§4.2.2): 64 KB
+# ports, packet scatter, 250 µs timeouts (the base's 1 ms RTO is TCP's), the response's
+# size as priority. FastLane: a 3.2 KB notification buffer on every port (§3.3.2), the
+# 64 KB pFabric ports included.
+PFABRIC = {"switch.buffer": "64KB", "switch.forwarding": "spray",
+           "transport.rto_min": "250us", "transport.priority": "flow_size"}
+FL = {"switch.fastlane_buffer": "3276B"}
 SCHEMES: dict[str, dict[str, Any]] = {
-    "TCP": {},
-    "TCP+SQ": {"switch.overflow": "source_quench"},
-    "FL-FH": FL,
-    "FL-PS": FL | {"switch.forwarding": "spray", "transport.dupack_threshold": "off",
-                   "transport.ooo_option": True},
-    "pFabric": PFABRIC,
-    "pFabric+FL": PFABRIC | FL,
+    "TCP": schemes.scheme("TCP").overrides(),
+    "TCP+SQ": schemes.scheme("TCP+SQ").overrides(),
+    "FL-FH": schemes.scheme("FL-FH").overrides(FL),
+    "FL-PS": schemes.scheme("FL-PS").overrides(FL),
+    "pFabric": schemes.scheme("pFabric").overrides(PFABRIC),
+    "pFabric+FL": schemes.scheme("pFabric+FL").overrides(PFABRIC | FL),
 }
 BASELINE = {"FL-FH": "TCP", "FL-PS": "TCP", "TCP+SQ": "TCP", "pFabric+FL": "pFabric"}
 SIZES_KB = [2, 4, 8, 16, 32]

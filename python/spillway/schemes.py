@@ -1,0 +1,139 @@
+"""The schemes the papers compare, by name: each a bundle of scenario-key overrides.
+
+A scheme is what makes a run "DCTCP" or "pFabric + FastLane": its transport, and the
+switch mechanisms that transport relies on. It is generic: a paper's own parameters for
+it (FastLane's 64 KB pFabric ports, CP's testbed RTOs) are not part of it; a
+reproduction adds them explicitly, so that what each run gets is stated where the figure
+is::
+
+    from spillway.schemes import scheme
+
+    sweep = {..., "schemes": {
+        "TCP": scheme("TCP").overrides(),
+        "pFabric": scheme("pFabric").overrides({"switch.buffer": "64KB"}),
+    }}
+
+The bundles say only what the scheme needs; everything else comes from the base scenario.
+A scheme that needs a switch mechanism it does not set itself (Source Quench needs an
+ECN marker, whose kind the setup chooses) says so in ``requires``; a scenario without it
+is refused at validation with a message naming the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """A named scheme: ``settings`` are its scenario-key overrides (key path -> value),
+    ``description`` says what it is and which paper section it follows, ``requires``
+    what it needs of the switch."""
+
+    name: str
+    settings: Mapping[str, Any]
+    description: str
+    requires: str = ""
+
+    def __post_init__(self) -> None:
+        # Read-only: one scheme serves every reproduction that uses it.
+        object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
+
+    def overrides(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The scheme's overrides, then ``extra`` (a paper's own parameters for it), which
+        wins where both set a key: a new dict, for a sweep's ``schemes`` table."""
+        return dict(self.settings) | dict(extra or {})
+
+    def with_(self, extra: Mapping[str, Any], name: str | None = None,
+              description: str | None = None) -> Scheme:
+        """A new scheme: this one with ``extra`` on top (see `overrides`), under ``name``
+        (default: this scheme's)."""
+        return Scheme(name or self.name, self.overrides(extra),
+                      description if description is not None else self.description,
+                      self.requires)
+
+
+# Mechanisms that several schemes share (not schemes by themselves).
+_TCP = {"transport.kind": "tcp"}
+_DCTCP = {"transport.kind": "dctcp", "switch.ecn": "threshold"}
+_PFABRIC = {"switch.queue": "pfabric", "switch.ecn": "off", "transport.kind": "pfabric"}
+_FASTLANE = {"switch.overflow": "fastlane"}
+# CP senders leave losses to PACKs and the timeout: no duplicate-ACK threshold (CP §4.4).
+_CUT_PAYLOAD = {"switch.overflow": "cut_payload", "transport.dupack_threshold": "off"}
+
+_ECN = ("an ECN marker at every port (`switch.ecn`: `threshold` marks above K = "
+        "`switch.ecn_threshold`; `codel` by CoDel's law)")
+_FASTLANE_NEEDS = ("FastLane's overflow action (`switch.overflow = \"fastlane\"`, set here; "
+                   "caps `switch.fastlane_bandwidth`, `switch.fastlane_buffer`)")
+_CUT_NEEDS = ("payload cutting (`switch.overflow = \"cut_payload\"`, set here) on a droptail "
+              "queue, with `switch.cut_payload_extra` for cut packets (CP §5.2: 4 KB)")
+
+_ALL = [
+    Scheme("TCP", _TCP,
+           "TCP NewReno with SACK (RFC 6582, 2018, 6675), the baseline of FastLane §5 and "
+           "CP §6 (which adds the testbed's Linux window arithmetic and RTOs)"),
+    Scheme("CUBIC", {"transport.kind": "cubic"},
+           "TCP with CUBIC's window (RFC 8312, Linux 2.6.38's constants), the CP testbed "
+           "kernel's default (CP §6.3, Fig. 14)"),
+    Scheme("DCTCP", _DCTCP,
+           "DCTCP (RFC 8257): the window follows the fraction of ECN-marked bytes; ports "
+           "mark above a queue threshold K (CP §6: K = 32 KB, g = 1/16)",
+           "ECN marking above K (`switch.ecn = \"threshold\"`, set here; K is "
+           "`switch.ecn_threshold`)"),
+    Scheme("pFabric", _PFABRIC,
+           "pFabric: ports serve the most urgent flow first and drop the least urgent "
+           "packet; senders run minimal rate control with a small fixed timeout "
+           "(pFabric §4; as FastLane §4.2.2 runs it)",
+           "pFabric's queue discipline (`switch.queue = \"pfabric\"`, set here; ECN off)"),
+    Scheme("TCP+SQ", _TCP | {"switch.overflow": "source_quench"},
+           "TCP with Source Quench: a port quenches the source whenever its ECN marker "
+           "marks, and the source halves its window as for an ECN echo (FastLane §2.2.1, "
+           "§5)",
+           _ECN + ", whose marks send the quenches (FastLane: `codel`)"),
+    Scheme("FL-FH", _TCP | _FASTLANE | {"switch.forwarding": "ecmp"},
+           "TCP + FastLane with flow hashing: a full port turns the packet it cannot keep "
+           "into a notification to its source at top priority, within caps on bandwidth "
+           "and buffer (FastLane §3, §5.1: FL-FH)",
+           _FASTLANE_NEEDS + "; ECMP by flow hash"),
+    Scheme("FL-PS", _TCP | _FASTLANE | {"switch.forwarding": "spray",
+                                        "transport.dupack_threshold": "off",
+                                        "transport.ooo_option": True},
+           "TCP + FastLane with packet scatter: the out-of-order option and no "
+           "duplicate-ACK recovery, losses left to the notifications (FastLane §3.4.1, "
+           "§5.1: FL-PS)",
+           _FASTLANE_NEEDS + "; per-packet spraying (`switch.forwarding = \"spray\"`, set "
+           "here)"),
+    Scheme("pFabric+FL", _PFABRIC | _FASTLANE,
+           "pFabric + FastLane: pFabric's queues and transport, with drop notifications "
+           "(FastLane §4.2.2, §5.1.1 Fig. 7)",
+           "pFabric's queue discipline and " + _FASTLANE_NEEDS),
+    Scheme("CP", _TCP | _CUT_PAYLOAD,
+           "CP: a full port cuts the payload and forwards the header; the receiver answers "
+           "with a precise ACK (PACK) and the sender resends at once; no duplicate-ACK "
+           "threshold (CP §4, §4.4)",
+           _CUT_NEEDS),
+    Scheme("DCTCP+CP", _DCTCP | _CUT_PAYLOAD,
+           "DCTCP with CP's payload cutting and PACKs (CP §6: 'DCTCP with CP')",
+           "ECN marking above K and " + _CUT_NEEDS),
+]
+
+SCHEMES: Mapping[str, Scheme] = MappingProxyType({s.name: s for s in _ALL})
+
+
+class UnknownSchemeError(KeyError):
+    """A scheme name that `SCHEMES` does not have; the message names it and the known ones."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def scheme(name: str) -> Scheme:
+    """The scheme called ``name`` (see `SCHEMES`); `UnknownSchemeError` for another name."""
+    try:
+        return SCHEMES[name]
+    except KeyError:
+        raise UnknownSchemeError(f"unknown scheme {name!r}; known: "
+                                 f"{', '.join(SCHEMES)}") from None

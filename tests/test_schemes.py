@@ -1,0 +1,105 @@
+"""The named schemes (spillway.schemes): every one runs on one fabric, each sets what it
+names, what it requires is what validation asks for, and unknown names are refused."""
+
+import tomllib
+
+import pytest
+from spillway.errors import ScenarioError
+from spillway.run import validate
+from spillway.schemes import SCHEMES, Scheme, UnknownSchemeError, scheme
+from spillway.sweep import build_sweep
+
+# One fabric for all: a small fat-tree whose ports mark by CoDel (the ECN marker Source
+# Quench needs; DCTCP and pFabric set their own marking).
+FABRIC = """
+[topology]
+kind = "fat_tree"
+k = 4
+[switch]
+ecn = "codel"
+[workload]
+kind = "incast"
+senders = 4
+"""
+
+EXPECTED = [
+    "TCP", "CUBIC", "DCTCP", "pFabric", "TCP+SQ", "FL-FH", "FL-PS", "pFabric+FL", "CP",
+    "DCTCP+CP",
+]
+
+
+def _resolved(overrides: dict) -> dict:
+    sweep = build_sweep({"base_text": FABRIC, "schemes": {"x": overrides}})
+    (point,) = sweep.points
+    return tomllib.loads(validate(sweep.base_text, point.overrides))
+
+
+def test_the_papers_schemes_are_all_there_with_a_description_citing_a_section():
+    assert list(SCHEMES) == EXPECTED
+    for name, s in SCHEMES.items():
+        assert s.name == name
+        assert "§" in s.description, name
+        assert s.settings, name
+
+
+def test_every_scheme_runs_on_one_fabric_as_it_says():
+    """A head-to-head: every scheme validates on the same base, and its resolved scenario
+    has the transport and the switch mechanisms that the scheme names."""
+    want = {
+        "TCP": ("tcp", "droptail", "drop", "codel"),
+        "CUBIC": ("cubic", "droptail", "drop", "codel"),
+        "DCTCP": ("dctcp", "droptail", "drop", "threshold"),
+        "pFabric": ("pfabric", "pfabric", "drop", "off"),
+        "TCP+SQ": ("tcp", "droptail", "source_quench", "codel"),
+        "FL-FH": ("tcp", "droptail", "fastlane", "codel"),
+        "FL-PS": ("tcp", "droptail", "fastlane", "codel"),
+        "pFabric+FL": ("pfabric", "pfabric", "fastlane", "off"),
+        "CP": ("tcp", "droptail", "cut_payload", "codel"),
+        "DCTCP+CP": ("dctcp", "droptail", "cut_payload", "threshold"),
+    }
+    assert set(want) == set(SCHEMES)
+    for name, (kind, queue, overflow, ecn) in want.items():
+        r = _resolved(scheme(name).overrides())
+        got = (r["transport"]["kind"], r["switch"]["queue"], r["switch"]["overflow"],
+               r["switch"]["ecn"])
+        assert got == (kind, queue, overflow, ecn), name
+    assert _resolved(scheme("FL-PS").overrides())["switch"]["forwarding"] == "spray"
+    assert _resolved(scheme("FL-FH").overrides())["switch"]["forwarding"] == "ecmp"
+    for name in ("CP", "DCTCP+CP", "FL-PS"):
+        assert _resolved(scheme(name).overrides())["transport"]["dupack_threshold"] == "off"
+
+
+def test_a_scheme_that_requires_an_ecn_marker_is_refused_without_one():
+    """Source Quench names the ECN marker in `requires`; validation asks for it."""
+    assert "switch.ecn" in scheme("TCP+SQ").requires
+    assert "switch.ecn" in scheme("DCTCP").requires
+    no_marker = FABRIC.replace('ecn = "codel"', 'ecn = "off"')
+    sweep = build_sweep({"base_text": no_marker, "schemes": {"SQ": scheme("TCP+SQ").overrides()}})
+    with pytest.raises(ScenarioError, match="switch.ecn"):
+        validate(sweep.base_text, sweep.points[0].overrides)
+
+
+def test_overrides_add_a_papers_parameters_without_changing_the_scheme():
+    pf = scheme("pFabric")
+    extra = {"switch.buffer": "64KB", "transport.rto_min": "250us"}
+    got = pf.overrides(extra)
+    assert got == dict(pf.settings) | extra
+    got["switch.queue"] = "droptail"  # a new dict each time
+    assert pf.overrides()["switch.queue"] == "pfabric"
+    # The extra wins where both set a key (CP Fig. 12 runs CP with threshold 3).
+    assert scheme("CP").overrides({"transport.dupack_threshold": 3})[
+        "transport.dupack_threshold"] == 3
+    assert scheme("CP").settings["transport.dupack_threshold"] == "off"
+    with pytest.raises(TypeError):
+        pf.settings["switch.buffer"] = "1KB"  # read-only
+    v = pf.with_(extra, name="pFabric (FastLane)")
+    assert isinstance(v, Scheme) and v.name == "pFabric (FastLane)"
+    assert dict(v.settings) == got | {"switch.queue": "pfabric"}
+    assert v.description == pf.description and v.requires == pf.requires
+
+
+def test_an_unknown_scheme_is_refused_naming_it_and_the_known_ones():
+    with pytest.raises(UnknownSchemeError) as e:
+        scheme("XCP")
+    assert str(e.value).startswith("unknown scheme 'XCP'; known: TCP, CUBIC")
+    assert isinstance(e.value, KeyError)
