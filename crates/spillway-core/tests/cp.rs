@@ -229,7 +229,7 @@ fn undo_reverses_spurious_recoveries_under_deep_reordering() {
 /// grows 1/(1 − P) times faster than its competitor and takes more than half of path B.
 /// Near P = 0.5, where the line meets G, CP falls short of it (82% over 8 seeds): its
 /// window holds its path-A segments in flight too, so less of it sits on path B (see the
-/// notes of Fig. 14 in python/spillway/reproduce/cp.py).
+/// notes of Fig. 14 in python/spillway/reproduce/cp/ooo.py).
 #[test]
 fn cp_without_dupack_threshold_follows_the_multipath_theory() {
     let line: f64 = 1e9 * 1460.0 / 1538.0;

@@ -78,9 +78,11 @@ LINE_GOODPUT_MBPS = 1000 * MSS / 1538
 def long_flows(res: Results) -> pd.DataFrame:
     """Every long flow of every point, with its point's axes. The flow's own counters
     are `flow_retransmits` and `flow_timeouts`: `points` has run totals by the same
-    names (`retransmits`, `timeouts`)."""
+    names (`retransmits`, `timeouts`). In a fixed order: the float sums taken over them
+    would otherwise differ in their last bits with DuckDB's row order."""
     return res.sql("""
         SELECT p.*, f.src, f.dst, f.delivered_bytes, f.retransmits AS flow_retransmits,
                f.timeouts AS flow_timeouts
-        FROM points p JOIN flows f USING (hash) WHERE p.status = 'done'""")
+        FROM points p JOIN flows f USING (hash) WHERE p.status = 'done'
+        ORDER BY p.hash, f.flow_id""")
 
