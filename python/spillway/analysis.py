@@ -9,6 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from spillway import _core
+
 PS_PER_S = 1e12
 
 
@@ -97,7 +99,8 @@ def tail_reduction(scheme: float, baseline: float) -> float:
     return 1.0 - scheme / baseline
 
 
-NOTIFICATION_FRAME = 64  # bytes on the wire (overflow/fastlane.rs)
+# A FastLane notification on the wire, as the simulator sizes it (packet/notification.rs).
+NOTIFICATION_FRAME: int = _core.constants()["notification_frame_bytes"]
 
 
 def notification_shares(ports: pd.DataFrame, duration_s: float) -> pd.DataFrame:

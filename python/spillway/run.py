@@ -34,36 +34,45 @@ NONE_U64 = np.iinfo(np.uint64).max
 # Events per step between progress updates and Parquet row groups.
 STEP_EVENTS = 2_000_000
 
-FLOW_COLUMNS = [
-    "flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", "fct_ps", "ideal_fct_ps",
-    "slowdown", "priority", "class", "query_id", "retransmits", "timeouts", "drops",
-    "notifications", "delivered_bytes",
-]
+# The output tables' schemas, defined once in the simulator (crates/spillway-core/src/
+# output/): column names, types, what means "none", labels of coded columns.
+SCHEMAS: dict[str, list[dict[str, Any]]] = _core.schemas()
+FLOW_COLUMNS = [c["name"] for c in SCHEMAS["flows"]]
+_NUMPY = {"u64": np.uint64, "u32": np.uint32, "u8": np.uint8, "f64": np.float64,
+          "bool": np.bool_}
 # Every file a run may write. A directory holding anything else is not replaced.
 OUTPUT_FILES = ("flows.parquet", "queries.parquet", "ports.parquet", "summary.json",
                 "scenario.toml")
 
 
-def _nullable(col: np.ndarray) -> pa.Array:
-    """u64 columns where the maximum means 'none' (unfinished flow, no query)."""
-    return pa.array(col, mask=col == NONE_U64)
-
-
-def flows_table(cols: dict[str, np.ndarray], labels: list[str]) -> pa.Table:
+def table(name: str, cols: dict[str, np.ndarray]) -> pa.Table:
+    """Table ``name`` (flows, queries, ports) from the simulator's columns, as its schema
+    says: the maximum or NaN as null where it means "none", coded columns as
+    dictionaries of their labels."""
     arrays = []
-    for name in FLOW_COLUMNS:
-        c = cols[name]
-        if name in ("finish_ps", "fct_ps", "query_id"):
-            arrays.append(_nullable(c))
-        elif name == "slowdown":
-            arrays.append(pa.array(c, mask=np.isnan(c)))
-        elif name == "class":
-            arrays.append(
-                pa.DictionaryArray.from_arrays(pa.array(c.astype(np.int8)), pa.array(labels))
-            )
+    schema = SCHEMAS[name]
+    for c in schema:
+        col = cols[c["name"]]
+        if c["null"] == "max":
+            arrays.append(pa.array(col, mask=col == np.iinfo(col.dtype).max))
+        elif c["null"] == "nan":
+            arrays.append(pa.array(col, mask=np.isnan(col)))
+        elif c["labels"] is not None:
+            codes = pa.array(col.astype(np.int8))
+            arrays.append(pa.DictionaryArray.from_arrays(codes, pa.array(c["labels"])))
         else:
-            arrays.append(pa.array(c))
-    return pa.Table.from_arrays(arrays, names=FLOW_COLUMNS)
+            arrays.append(pa.array(col))
+    return pa.Table.from_arrays(arrays, names=[c["name"] for c in schema])
+
+
+def empty_table(name: str) -> pa.Table:
+    """Table ``name`` with no rows, its columns typed."""
+    return table(name, {c["name"]: np.zeros(0, dtype=_NUMPY[c["type"]])
+                        for c in SCHEMAS[name]})
+
+
+def flows_table(cols: dict[str, np.ndarray]) -> pa.Table:
+    return table("flows", cols)
 
 
 def _percentiles(values: np.ndarray) -> dict[str, float | None]:
@@ -229,7 +238,6 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
     ``out`` (created; summary.json last); returns the summary."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "scenario.toml").write_text(sim.resolved)
-    labels = _core.class_labels()
     if progress is None:
         progress = sys.stderr.isatty()
     bar = Progress(enabled=progress, total_ps=sim.duration_ps)
@@ -249,10 +257,10 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
             sim_wall += time.perf_counter() - ts
             cols = sim.take_flows()
             if len(cols["flow_id"]):
-                table = flows_table(cols, labels)
+                flows = flows_table(cols)
                 if writer is None:
-                    writer = pq.ParquetWriter(flows_path, table.schema)
-                writer.write_table(table)
+                    writer = pq.ParquetWriter(flows_path, flows.schema)
+                writer.write_table(flows)
                 fct = cols["fct_ps"]
                 fcts.append(fct[fct != NONE_U64])
             q = sim.take_queries()
@@ -267,16 +275,14 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
             writer.close()
     wall = time.perf_counter() - t0
     if writer is None:  # no flows at all: still write an empty table with the schema
-        empty = {c: np.zeros(0, dtype=np.uint64) for c in FLOW_COLUMNS}
-        empty["slowdown"] = np.zeros(0)
-        pq.write_table(flows_table(empty, labels), flows_path)
+        pq.write_table(empty_table("flows"), flows_path)
     if sim.has_queries:
-        qcols = {k: np.concatenate([p[k] for p in query_parts]) if query_parts
-                 else np.zeros(0, dtype=np.uint64)
-                 for k in ("query_id", "start_ps", "finish_ps", "qct_ps", "size_bytes", "flows")}
-        pq.write_table(pa.table(qcols), out / "queries.parquet")
+        queries = (table("queries", {c: np.concatenate([p[c] for p in query_parts])
+                                     for c in query_parts[0]})
+                   if query_parts else empty_table("queries"))
+        pq.write_table(queries, out / "queries.parquet")
     ports = sim.ports()
-    pq.write_table(pa.table(ports), out / "ports.parquet")
+    pq.write_table(table("ports", ports), out / "ports.parquet")
     counters = sim.counters()
     all_fct = np.concatenate(fcts) if fcts else np.zeros(0, dtype=np.uint64)
     summary: dict[str, Any] = dict(counters)

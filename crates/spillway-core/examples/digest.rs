@@ -25,7 +25,7 @@ fn main() {
             break;
         }
     }
-    let mut c = sim.counters.clone();
+    let mut c = sim.counters().clone();
     c.events = 0; // events may legitimately differ (fewer event types); report separately
     out.push_str(&format!(
         "{:?}\n{:?}\n{}\n{}\n",
@@ -37,6 +37,7 @@ fn main() {
     print!("{out}");
     eprintln!(
         "events {} hops {}",
-        sim.counters.events, sim.counters.packet_hops
+        sim.counters().events,
+        sim.counters().packet_hops
     );
 }

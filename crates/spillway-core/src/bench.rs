@@ -99,7 +99,7 @@ pub fn run_benchmark(name: &str) -> Option<BenchResult> {
     let t0 = Instant::now();
     sim.run_to_end();
     let wall = t0.elapsed().as_secs_f64();
-    let c = &sim.counters;
+    let c = sim.counters();
     Some(BenchResult {
         name: name.to_string(),
         description: description.to_string(),

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod config;
 pub mod engine;
 pub mod fabric;
+pub mod host;
 pub mod output;
 pub mod packet;
 pub mod rng;

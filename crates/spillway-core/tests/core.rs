@@ -126,8 +126,8 @@ fn receive_offload_acknowledges_one_interrupts_segments_once() {
     assert_eq!(merged.flows.fct_ps[0], moderated.flows.fct_ps[0]);
     assert_eq!(merged.sim.now(), first_ack_arrival() + 100_000_000);
     // Three data segments and three ACKs over two hops each, against two ACKs.
-    assert_eq!(moderated.sim.counters.packet_hops, 12);
-    assert_eq!(merged.sim.counters.packet_hops, 10);
+    assert_eq!(moderated.sim.counters().packet_hops, 12);
+    assert_eq!(merged.sim.counters().packet_hops, 10);
 }
 
 /// GRO on a 4 MB flow with 50 us moderation: every byte arrives once, the flow finishes,
@@ -145,14 +145,14 @@ fn receive_offload_keeps_every_byte_and_sends_fewer_acks() {
         assert_eq!(r.flows.len(), 1);
         assert_eq!(r.flows.timeouts[0], 0);
         assert_eq!(r.flows.delivered_bytes[0], 4 << 20);
-        assert_eq!(r.sim.counters.dup_bytes, 0);
+        assert_eq!(r.sim.counters().duplicate_bytes, 0);
         assert!(r.flows.finish_ps[0] < u64::MAX);
     }
     assert!(
-        merged.sim.counters.packet_hops < plain.sim.counters.packet_hops,
+        merged.sim.counters().packet_hops < plain.sim.counters().packet_hops,
         "{} hops with GRO, {} without",
-        merged.sim.counters.packet_hops,
-        plain.sim.counters.packet_hops
+        merged.sim.counters().packet_hops,
+        plain.sim.counters().packet_hops
     );
 }
 
@@ -283,7 +283,7 @@ fn incast_goodput(overrides: &[&str]) -> (f64, u64) {
     let time: u64 = r.queries.iter().map(|q| q.finish - q.start).sum();
     (
         bytes as f64 * 8.0 / (time as f64 / PS_PER_S as f64),
-        r.sim.counters.timeouts,
+        r.sim.counters().timeouts,
     )
 }
 
@@ -362,7 +362,7 @@ max_flows = 3000
 "#;
     let r = run(text, &[]);
     assert_eq!(r.sim.stop_reason(), StopReason::AllFlowsDone);
-    let c = &r.sim.counters;
+    let c = &r.sim.counters();
     assert_eq!(c.flows_started, 3000);
     assert_eq!(r.flows.len(), 3000);
     assert_eq!(c.flows_unfinished, 0);
@@ -383,7 +383,7 @@ max_flows = 3000
     let ports = r.sim.port_records();
     for i in 0..ports.node.len() {
         assert!(
-            ports.max_bytes[i] <= ports.capacity[i],
+            ports.max_bytes[i] <= ports.capacity_bytes[i],
             "port {i} exceeded its buffer"
         );
     }
@@ -415,7 +415,7 @@ cdf = "aditya"
     let b = run(text, &[]);
     let c = run(text, &["run.seed=2"]);
     assert_eq!(key(&a.flows), key(&b.flows));
-    assert_eq!(a.sim.counters.events, b.sim.counters.events);
+    assert_eq!(a.sim.counters().events, b.sim.counters().events);
     assert_ne!(key(&a.flows), key(&c.flows));
 }
 
@@ -532,7 +532,7 @@ max_flows = 200
         .map(|i| ports.node[i])
         .collect();
     assert_eq!(used.len(), 4, "cores used: {used:?}");
-    assert_eq!(r.sim.counters.flows_finished, 200);
+    assert_eq!(r.sim.counters().flows_finished, 200);
 }
 
 #[test]
@@ -710,15 +710,15 @@ cdf = "aditya"
         let a = run(text, &[&set]);
         assert_eq!(a.sim.stop_reason(), StopReason::AllFlowsDone);
         assert_eq!(a.flows.len(), 3000);
-        assert_eq!(a.sim.counters.flows_unfinished, 0);
+        assert_eq!(a.sim.counters().flows_unfinished, 0);
         let offered: u64 = a.flows.size_bytes.iter().sum();
         let delivered: u64 = a.flows.delivered_bytes.iter().sum();
         assert_eq!(offered, delivered);
         let b = run(text, &[&set]);
         assert_eq!(a.flows.fct_ps, b.flows.fct_ps);
         assert_eq!(a.flows.flow_id, b.flows.flow_id);
-        assert_eq!(a.sim.counters.events, b.sim.counters.events);
-        assert_eq!(a.sim.counters.packet_hops, b.sim.counters.packet_hops);
+        assert_eq!(a.sim.counters().events, b.sim.counters().events);
+        assert_eq!(a.sim.counters().packet_hops, b.sim.counters().packet_hops);
     }
 }
 
@@ -751,7 +751,7 @@ fn a_flow_refused_by_a_nic_full_of_acks_still_finishes() {
             50 + 25 * i
         );
         assert_eq!(
-            r.sim.counters.flows_unfinished,
+            r.sim.counters().flows_unfinished,
             0,
             "start {}us",
             50 + 25 * i

@@ -42,7 +42,7 @@ fn incast(name: &str, overrides: &[&str]) -> (f64, u64, Run) {
     let bytes: u64 = r.queries.iter().map(|q| q.size_bytes).sum();
     let time: u64 = r.queries.iter().map(|q| q.finish - q.start).sum();
     let g = bytes as f64 * 8.0 / (time as f64 / PS_PER_S as f64);
-    (g, r.sim.counters.timeouts, r)
+    (g, r.sim.counters().timeouts, r)
 }
 
 /// CP §6.1, Fig. 8(a): 100 senders x 64 KB. The paper measures TCP(10ms) at about
@@ -64,7 +64,7 @@ fn cp_keeps_incast_goodput_where_tcp_collapses() {
         let (g, to, r) = incast(name, &o);
         assert_eq!(to, 0, "{name}: no timeouts");
         assert!(g >= 800e6, "{name}: {g:.3e} b/s");
-        let c = &r.sim.counters;
+        let c = &r.sim.counters();
         assert!(
             c.cut_packets > 0 && c.packs > 0,
             "{name}: cuts and PACKs happen"
@@ -73,7 +73,7 @@ fn cp_keeps_incast_goodput_where_tcp_collapses() {
         assert_eq!(c.bytes_delivered, c.bytes_offered);
         // The extra allowance (4 KB) is never exceeded.
         for i in 0..r.ports.node.len() {
-            assert!(r.ports.max_bytes[i] <= r.ports.capacity[i].saturating_add(4096));
+            assert!(r.ports.max_bytes[i] <= r.ports.capacity_bytes[i].saturating_add(4096));
         }
     }
 }
@@ -124,7 +124,7 @@ kind = "trace"
 flows = [{ src = 0, dst = 2, size = "20MB" }, { src = 1, dst = 3, size = "20MB" }]
 "#;
     let r = run(text, &[]);
-    let c = &r.sim.counters;
+    let c = &r.sim.counters();
     assert!(c.ecn_marks > 0 && c.ecn_reductions > 0);
     assert_eq!(c.drops, 0);
     // The bottleneck: the switch port that queued the most.
@@ -193,7 +193,7 @@ fn ooo_run(p: f64, overrides: &[&str]) -> (f64, spillway_core::output::counters:
     let i = f.src.iter().position(|&s| s == 3).unwrap();
     (
         f.delivered_bytes[i] as f64 * 8.0 / 2.0,
-        sim.counters.clone(),
+        sim.counters().clone(),
     )
 }
 

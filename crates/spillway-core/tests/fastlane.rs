@@ -48,7 +48,7 @@ rounds = 5
 #[test]
 fn every_drop_yields_one_notification_out_the_input_port_and_buffers_hold() {
     let r = run(INCAST, &[]);
-    let c = &r.sim.counters;
+    let c = &r.sim.counters();
     assert!(c.drops > 100, "the scenario must drop: {}", c.drops);
     // One notification per drop, each either delivered or dropped at a buffer cap.
     assert_eq!(c.notifications_generated, c.drops);
@@ -58,8 +58,8 @@ fn every_drop_yields_one_notification_out_the_input_port_and_buffers_hold() {
     );
     let mut generated = 0;
     for i in 0..r.ports.node.len() {
-        assert!(r.ports.max_bytes[i] <= r.ports.capacity[i]);
-        assert!(r.ports.notif_max_bytes[i] <= r.ports.notif_capacity[i]);
+        assert!(r.ports.max_bytes[i] <= r.ports.capacity_bytes[i]);
+        assert!(r.ports.notif_max_bytes[i] <= r.ports.notif_capacity_bytes[i]);
         if r.ports.is_switch[i] && r.ports.peer[i] == 0 {
             // Drops happen toward the receiver; notifications leave by the senders' ports.
             assert!(r.ports.dropped[i] > 0);
@@ -80,12 +80,12 @@ fn every_drop_yields_one_notification_out_the_input_port_and_buffers_hold() {
 fn fastlane_repairs_incast_losses_without_timeouts() {
     let fl = run(INCAST, &[]);
     let drop = run(INCAST, &["switch.overflow=drop"]);
-    assert!(drop.sim.counters.timeouts > 0, "plain TCP times out here");
+    assert!(drop.sim.counters().timeouts > 0, "plain TCP times out here");
     assert!(
-        fl.sim.counters.timeouts * 10 <= drop.sim.counters.timeouts,
+        fl.sim.counters().timeouts * 10 <= drop.sim.counters().timeouts,
         "FastLane {} vs drop {} timeouts",
-        fl.sim.counters.timeouts,
-        drop.sim.counters.timeouts
+        fl.sim.counters().timeouts,
+        drop.sim.counters().timeouts
     );
     let last = |r: &Run| r.flows.finish_ps.iter().max().copied().unwrap();
     assert!(last(&fl) < last(&drop));
@@ -108,7 +108,7 @@ fn strict_cap_holds_on_every_link_and_work_conservation_uses_idle_capacity() {
         capped += r.ports.notif_dropped[i];
     }
     assert!(capped > 0, "a one-notification buffer overflows here");
-    assert_eq!(r.sim.counters.flows_unfinished, 0);
+    assert_eq!(r.sim.counters().flows_unfinished, 0);
     let wc = run(INCAST, &["switch.fastlane_buffer=64B"]);
     assert!(wc.ports.notif_sent_idle.iter().sum::<u64>() > 0);
 }
@@ -158,7 +158,7 @@ flows = [{ src = 0, dst = 2, size = "20MB" }, { src = 1, dst = 3, size = "20MB" 
 fn codel_marking_keeps_the_queue_short_without_loss() {
     let marked = run(BOTTLENECK, &[]);
     let plain = run(BOTTLENECK, &["switch.ecn=off"]);
-    let c = &marked.sim.counters;
+    let c = &marked.sim.counters();
     assert!(c.ecn_marks > 0 && c.ecn_reductions > 0);
     assert_eq!(c.drops, 0);
     let worst = |r: &Run| {
@@ -182,7 +182,7 @@ fn codel_marking_keeps_the_queue_short_without_loss() {
 #[test]
 fn source_quench_reduces_the_window_and_never_retransmits() {
     let r = run(BOTTLENECK, &["switch.overflow=source_quench"]);
-    let c = &r.sim.counters;
+    let c = &r.sim.counters();
     assert!(c.quenches_sent > 0);
     assert_eq!(
         c.quenches_sent, c.ecn_marks,
@@ -213,7 +213,7 @@ fn short_tail(name: &str, text: &str) -> f64 {
             share <= 0.01 + 1e-3,
             "{name}: port {i} notifications {share}"
         );
-        assert!(r.ports.notif_max_bytes[i] <= r.ports.notif_capacity[i]);
+        assert!(r.ports.notif_max_bytes[i] <= r.ports.notif_capacity_bytes[i]);
     }
     fct[(fct.len() as f64 * 0.999).ceil() as usize - 1] as f64
 }
@@ -272,8 +272,8 @@ duration = "3ms"
     let a = run(&text, &[]);
     let b = run(&text, &[]);
     let c = run(&text, &["run.seed=2"]);
-    assert!(a.sim.counters.notifications_generated > 0);
+    assert!(a.sim.counters().notifications_generated > 0);
     assert_eq!(a.flows.fct_ps, b.flows.fct_ps);
-    assert_eq!(a.sim.counters.events, b.sim.counters.events);
+    assert_eq!(a.sim.counters().events, b.sim.counters().events);
     assert_ne!(a.flows.fct_ps, c.flows.fct_ps);
 }

@@ -126,7 +126,7 @@ fn bad_routes_are_refused_with_the_key_named() {
 fn receive_jitter_delays_but_never_reorders() {
     let (base, f0, _) = run(TWO_PATHS, &[]);
     let (jit, f1, _) = run(TWO_PATHS, &["host.rx_jitter=10us"]);
-    assert_eq!(base.counters.retransmits + jit.counters.retransmits, 0);
+    assert_eq!(base.counters().retransmits + jit.counters().retransmits, 0);
     // Segments keep their order inside the host: no duplicate ACKs, no retransmission,
     // and the flow ends later by less than the jitter per round trip it waited.
     let (a, b) = (f0.fct_ps[0], f1.fct_ps[0]);

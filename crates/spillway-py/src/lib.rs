@@ -7,8 +7,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use spillway_core::config::{reference_markdown, Scenario, ScenarioError};
 use spillway_core::engine::Sim;
+use spillway_core::output::counters::Counters;
 use spillway_core::output::flows::FlowRecords;
-use spillway_core::workload::CLASS_LABELS;
+use spillway_core::output::ports::PortRecords;
+use spillway_core::output::queries::QueryRecords;
+use spillway_core::output::{ColumnDef, ColumnRef, Null};
 use std::path::Path;
 
 fn scenario_err(py: Python<'_>, e: ScenarioError) -> PyErr {
@@ -44,29 +47,86 @@ fn array<'py, T: Copy>(
     np.call_method1("frombuffer", (PyBytes::new(py, bytes), dtype))
 }
 
-fn flows_dict<'py>(py: Python<'py>, r: &FlowRecords) -> PyResult<Bound<'py, PyDict>> {
+/// A table's columns as NumPy arrays, by name.
+fn columns_dict<'py>(
+    py: Python<'py>,
+    cols: Vec<(&'static str, ColumnRef<'_>)>,
+) -> PyResult<Bound<'py, PyDict>> {
     let np = py.import("numpy")?;
     let d = PyDict::new(py);
-    d.set_item("flow_id", array(py, &np, &r.flow_id, "<u8")?)?;
-    d.set_item("src", array(py, &np, &r.src, "<u4")?)?;
-    d.set_item("dst", array(py, &np, &r.dst, "<u4")?)?;
-    d.set_item("size_bytes", array(py, &np, &r.size_bytes, "<u8")?)?;
-    d.set_item("start_ps", array(py, &np, &r.start_ps, "<u8")?)?;
-    d.set_item("finish_ps", array(py, &np, &r.finish_ps, "<u8")?)?;
-    d.set_item("fct_ps", array(py, &np, &r.fct_ps, "<u8")?)?;
-    d.set_item("ideal_fct_ps", array(py, &np, &r.ideal_fct_ps, "<u8")?)?;
-    d.set_item("slowdown", array(py, &np, &r.slowdown, "<f8")?)?;
-    d.set_item("priority", array(py, &np, &r.priority, "u1")?)?;
-    d.set_item("class", array(py, &np, &r.class, "u1")?)?;
-    d.set_item("query_id", array(py, &np, &r.query_id, "<u8")?)?;
-    d.set_item("retransmits", array(py, &np, &r.retransmits, "<u4")?)?;
-    d.set_item("timeouts", array(py, &np, &r.timeouts, "<u4")?)?;
-    d.set_item("drops", array(py, &np, &r.drops, "<u4")?)?;
-    d.set_item("notifications", array(py, &np, &r.notifications, "<u4")?)?;
+    for (name, c) in cols {
+        let a = match c {
+            ColumnRef::U64(v) => array(py, &np, v, "<u8")?,
+            ColumnRef::U32(v) => array(py, &np, v, "<u4")?,
+            ColumnRef::U8(v) => array(py, &np, v, "u1")?,
+            ColumnRef::F64(v) => array(py, &np, v, "<f8")?,
+            ColumnRef::Bool(v) => {
+                let b: Vec<u8> = v.iter().map(|&x| x as u8).collect();
+                array(py, &np, &b, "u1")?.call_method1("astype", ("bool",))?
+            }
+        };
+        d.set_item(name, a)?;
+    }
+    Ok(d)
+}
+
+/// Documentation gathered from doc comments, one space between words.
+fn tidy(doc: &str) -> String {
+    doc.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A schema as a list of dicts: name, type, null ("never", "max", "nan"), labels, doc.
+fn schema_list<'py>(py: Python<'py>, schema: &[ColumnDef]) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    schema
+        .iter()
+        .map(|c| {
+            let d = PyDict::new(py);
+            d.set_item("name", c.name)?;
+            d.set_item("type", c.ty)?;
+            d.set_item(
+                "null",
+                match c.null {
+                    Null::Never => "never",
+                    Null::Max => "max",
+                    Null::Nan => "nan",
+                },
+            )?;
+            d.set_item("labels", c.labels.map(|l| l.to_vec()))?;
+            d.set_item("doc", tidy(c.doc))?;
+            Ok(d)
+        })
+        .collect()
+}
+
+/// The output tables' schemas (flows, queries, ports) and the counters', defined in
+/// the simulator once: what `spillway run` builds its files from.
+#[pyfunction]
+fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("flows", schema_list(py, FlowRecords::SCHEMA)?)?;
+    d.set_item("queries", schema_list(py, QueryRecords::SCHEMA)?)?;
+    d.set_item("ports", schema_list(py, PortRecords::SCHEMA)?)?;
+    let counters: Vec<(&str, String)> = Counters::SCHEMA
+        .iter()
+        .map(|&(name, doc)| (name, tidy(doc)))
+        .collect();
+    d.set_item("counters", counters)?;
+    Ok(d)
+}
+
+/// Sizes the simulator uses, for Python's analyses: Ethernet framing, the default MSS
+/// and header, a FastLane notification, a CP payload-cut packet, a quench.
+#[pyfunction]
+fn constants<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    use spillway_core::packet;
+    let d = PyDict::new(py);
     d.set_item(
-        "delivered_bytes",
-        array(py, &np, &r.delivered_bytes, "<u8")?,
+        "notification_frame_bytes",
+        packet::notification::NOTIFICATION_FRAME,
     )?;
+    d.set_item("cut_ip_bytes", packet::cut::CUT_IP_BYTES)?;
+    d.set_item("quench_ip_bytes", packet::quench::QUENCH_IP_BYTES)?;
+    d.set_item("min_frame_bytes", packet::wire::MIN_FRAME_BYTES)?;
     Ok(d)
 }
 
@@ -89,11 +149,6 @@ fn validate(
 #[pyfunction]
 fn reference() -> String {
     reference_markdown()
-}
-
-#[pyfunction]
-fn class_labels() -> Vec<&'static str> {
-    CLASS_LABELS.to_vec()
 }
 
 #[pyfunction]
@@ -194,109 +249,27 @@ impl Simulation {
     /// Flow records finished since the last call, as NumPy columns.
     fn take_flows<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = self.sim.take_flows();
-        flows_dict(py, &r)
+        columns_dict(py, r.columns())
     }
 
     /// Query records finished since the last call, as NumPy columns.
     fn take_queries<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let q = self.sim.take_queries();
-        let np = py.import("numpy")?;
-        let col = |f: fn(&spillway_core::workload::QueryRecord) -> u64| {
-            q.iter().map(f).collect::<Vec<u64>>()
-        };
-        let d = PyDict::new(py);
-        d.set_item("query_id", array(py, &np, &col(|r| r.query_id), "<u8")?)?;
-        d.set_item("start_ps", array(py, &np, &col(|r| r.start), "<u8")?)?;
-        d.set_item("finish_ps", array(py, &np, &col(|r| r.finish), "<u8")?)?;
-        d.set_item(
-            "qct_ps",
-            array(py, &np, &col(|r| r.finish - r.start), "<u8")?,
-        )?;
-        d.set_item("size_bytes", array(py, &np, &col(|r| r.size_bytes), "<u8")?)?;
-        d.set_item("flows", array(py, &np, &col(|r| r.flows as u64), "<u8")?)?;
-        Ok(d)
+        let q = QueryRecords::of(&self.sim.take_queries());
+        columns_dict(py, q.columns())
     }
 
     /// Per-port statistics, as NumPy columns.
     fn ports<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = self.sim.port_records();
-        let np = py.import("numpy")?;
-        let d = PyDict::new(py);
-        d.set_item("node", array(py, &np, &r.node, "<u4")?)?;
-        d.set_item("port", array(py, &np, &r.port, "<u4")?)?;
-        d.set_item("peer", array(py, &np, &r.peer, "<u4")?)?;
-        let sw: Vec<u8> = r.is_switch.iter().map(|&b| b as u8).collect();
-        d.set_item(
-            "is_switch",
-            array(py, &np, &sw, "u1")?.call_method1("astype", ("bool",))?,
-        )?;
-        d.set_item("capacity_bytes", array(py, &np, &r.capacity, "<u8")?)?;
-        d.set_item("enqueued", array(py, &np, &r.enqueued, "<u8")?)?;
-        d.set_item("dropped", array(py, &np, &r.dropped, "<u8")?)?;
-        d.set_item("max_bytes", array(py, &np, &r.max_bytes, "<u8")?)?;
-        d.set_item("mean_bytes", array(py, &np, &r.mean_bytes, "<f8")?)?;
-        d.set_item("rate_bps", array(py, &np, &r.rate_bps, "<u8")?)?;
-        d.set_item("ecn_marked", array(py, &np, &r.marked, "<u8")?)?;
-        d.set_item(
-            "notif_generated",
-            array(py, &np, &r.notif_generated, "<u8")?,
-        )?;
-        d.set_item("notif_dropped", array(py, &np, &r.notif_dropped, "<u8")?)?;
-        d.set_item("notif_sent", array(py, &np, &r.notif_sent, "<u8")?)?;
-        d.set_item(
-            "notif_sent_bytes",
-            array(py, &np, &r.notif_sent_bytes, "<u8")?,
-        )?;
-        d.set_item(
-            "notif_sent_idle",
-            array(py, &np, &r.notif_sent_idle, "<u8")?,
-        )?;
-        d.set_item(
-            "notif_max_bytes",
-            array(py, &np, &r.notif_max_bytes, "<u8")?,
-        )?;
-        d.set_item(
-            "notif_capacity_bytes",
-            array(py, &np, &r.notif_capacity, "<u8")?,
-        )?;
-        d.set_item("cut", array(py, &np, &r.cut, "<u8")?)?;
-        d.set_item("cut_dropped", array(py, &np, &r.cut_dropped, "<u8")?)?;
-        Ok(d)
+        columns_dict(py, r.columns())
     }
 
     /// Run counters (events, hops, drops, ...).
     fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let c = &self.sim.counters;
         let d = PyDict::new(py);
-        d.set_item("events", c.events)?;
-        d.set_item("packet_hops", c.packet_hops)?;
-        d.set_item("drops", c.drops)?;
-        d.set_item("retransmits", c.retransmits)?;
-        d.set_item("timeouts", c.timeouts)?;
-        d.set_item("flows_started", c.flows_started)?;
-        d.set_item("flows_finished", c.flows_finished)?;
-        d.set_item("flows_unfinished", c.flows_unfinished)?;
-        d.set_item("queries_unfinished", c.queries_unfinished)?;
-        d.set_item("bytes_offered", c.bytes_offered)?;
-        d.set_item("bytes_delivered", c.bytes_delivered)?;
-        d.set_item("duplicate_bytes", c.dup_bytes)?;
-        d.set_item("stale_packets", c.stale_packets)?;
-        d.set_item("peak_active_flows", c.peak_active_flows)?;
-        d.set_item("peak_packets", c.peak_packets)?;
-        d.set_item("notifications_generated", c.notifications_generated)?;
-        d.set_item("notifications_dropped", c.notifications_dropped)?;
-        d.set_item("notifications_delivered", c.notifications_delivered)?;
-        d.set_item("notifications_stale", c.notifications_stale)?;
-        d.set_item("quenches_sent", c.quenches_sent)?;
-        d.set_item("quenches_delivered", c.quenches_delivered)?;
-        d.set_item("ecn_marks", c.ecn_marks)?;
-        d.set_item("ecn_reductions", c.ecn_reductions)?;
-        d.set_item("probes", c.probes)?;
-        d.set_item("cut_packets", c.cut_packets)?;
-        d.set_item("cut_bytes", c.cut_bytes)?;
-        d.set_item("cut_dropped", c.cut_dropped)?;
-        d.set_item("packs", c.packs)?;
-        d.set_item("undos", c.undos)?;
+        for (name, v) in self.sim.counters().values() {
+            d.set_item(name, v)?;
+        }
         d.set_item("sim_time_ps", self.sim.now())?;
         Ok(d)
     }
@@ -306,7 +279,8 @@ impl Simulation {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(reference, m)?)?;
-    m.add_function(wrap_pyfunction!(class_labels, m)?)?;
+    m.add_function(wrap_pyfunction!(schemas, m)?)?;
+    m.add_function(wrap_pyfunction!(constants, m)?)?;
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_class::<Simulation>()?;

@@ -25,7 +25,12 @@ from typing import Any
 import pandas as pd
 
 from spillway import plots, schemes
-from spillway.analysis import notification_shares, tail_percentile, tail_reduction
+from spillway.analysis import (
+    NOTIFICATION_FRAME,
+    notification_shares,
+    tail_percentile,
+    tail_reduction,
+)
 from spillway.reproduce import Figure, Verdict
 from spillway.store import Results
 
@@ -147,8 +152,8 @@ def _caps_verdict(res: Results, duration_s: float,
                        "the FastLane runs sent no notification"), {}
     s = notification_shares(fl, duration_s)
     cap = s["fastlane_bandwidth"] if "fastlane_bandwidth" in s else 0.01
-    # Plus one 64 B notification of slack per link and run.
-    limit = cap + 64 * 8 / (s["rate_bps"] * duration_s)
+    # Plus one notification of slack per link and run.
+    limit = cap + NOTIFICATION_FRAME * 8 / (s["rate_bps"] * duration_s)
     share = s["bandwidth_share"] if strict else s["capped_share"]
     worst = float((share / limit).max())
     idle = int(s["notif_sent_idle"].sum())

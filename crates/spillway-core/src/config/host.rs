@@ -2,24 +2,14 @@
 
 use super::error::ScenarioError;
 use super::reader::Reader;
-use super::switch::{QueueKind, SwitchSpec};
-use crate::units::Ps;
+use crate::host::HostConfig;
+use crate::switch::{QueueKind, SwitchConfig};
 
-#[derive(Debug, Clone)]
-pub struct HostSpec {
-    pub nic_buffer: Option<u64>,
-    pub nic_flow_limit: Option<u64>,
-    /// `host.nic_drop = "local"`: the host's own NIC refusing a segment tells its sender.
-    pub nic_drop_local: bool,
-    pub proc_parallel: u32,
-    pub proc_time: Ps,
-    pub rx_jitter: Ps,
-    pub rx_coalesce: Ps,
-    pub gro: bool,
-}
-
-pub(super) fn read_host(r: &mut Reader, switch: &SwitchSpec) -> Result<HostSpec, ScenarioError> {
-    let host = HostSpec {
+pub(super) fn read_host(
+    r: &mut Reader,
+    switch: &SwitchConfig,
+) -> Result<HostConfig, ScenarioError> {
+    let host = HostConfig {
         nic_buffer: r.opt_size("host.nic_buffer")?,
         nic_flow_limit: r.opt_uint("host.nic_flow_limit", 1)?,
         nic_drop_local: {

@@ -18,12 +18,15 @@ pub mod transport;
 pub mod workload;
 
 pub use error::ScenarioError;
-pub use host::HostSpec;
 pub use reference::reference_markdown;
 pub use run::RunSpec;
-pub use switch::{Forwarding, QueueKind, RouteSpec, SwitchSpec};
-pub use topology::{Shape, TopologySpec};
-pub use workload::{parse_trace_csv, BackgroundSpec, FlowSpec, ResponseSize, WorkloadSpec};
+pub use workload::parse_trace_csv;
+
+use crate::fabric::routes::RouteSpec;
+use crate::fabric::topology::{Shape, TopologySpec};
+use crate::host::HostConfig;
+use crate::switch::SwitchConfig;
+use crate::workload::spec::{BackgroundSpec, WorkloadSpec};
 
 use crate::packet::wire::wire_bytes;
 use crate::transport::cc::kinds::CcKind;
@@ -43,8 +46,10 @@ use workload::{read_background, read_workload};
 #[derive(Debug, Clone)]
 pub struct Scenario {
     pub topology: TopologySpec,
-    pub switch: SwitchSpec,
-    pub host: HostSpec,
+    pub switch: SwitchConfig,
+    /// `switch.routes`: forwarding overrides, for the fabric's routing tables.
+    pub routes: Vec<RouteSpec>,
+    pub host: HostConfig,
     pub transport: TransportConfig,
     pub workload: WorkloadSpec,
     pub background: Option<BackgroundSpec>,
@@ -74,7 +79,8 @@ impl Scenario {
         let mut r = Reader::new(table, base_dir)?;
         let topology = read_topology(&mut r)?;
         let hosts = topology.shape.host_count();
-        let switch = read_switch(&mut r, &topology.shape)?;
+        let switch = read_switch(&mut r)?;
+        let routes = r.routes(&topology.shape)?;
         if switch.buffer < 1600 {
             return Err(r.err(
                 "switch.buffer",
@@ -133,6 +139,7 @@ impl Scenario {
         Ok(Scenario {
             topology,
             switch,
+            routes,
             host,
             transport,
             workload,
@@ -152,8 +159,8 @@ impl Scenario {
 fn check_buffers(
     r: &Reader,
     t: &TopologySpec,
-    sw: &SwitchSpec,
-    host: &HostSpec,
+    sw: &SwitchConfig,
+    host: &HostConfig,
     tr: &TransportConfig,
 ) -> Result<(), ScenarioError> {
     let frame = wire_bytes(tr.mss() + tr.header_bytes(), t.framing_bytes) as u64;

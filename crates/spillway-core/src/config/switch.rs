@@ -2,58 +2,17 @@
 
 use super::error::ScenarioError;
 use super::reader::Reader;
-use super::topology::Shape;
+use crate::fabric::routes::RouteSpec;
+use crate::fabric::topology::Shape;
+use crate::switch::forwarding::Forwarding;
 use crate::switch::marking::codel::CodelConfig;
 use crate::switch::overflow::fastlane::FastLaneConfig;
 use crate::switch::overflow::Overflow;
+use crate::switch::{QueueKind, SwitchConfig};
 use crate::units;
 use toml::Value;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Forwarding {
-    Ecmp,
-    Spray,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QueueKind {
-    DropTail,
-    PFabric,
-}
-
-/// A forwarding override: at switch `at`, packets for `to` leave toward `via`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RouteSpec {
-    pub at: u32,
-    /// Destination hosts; empty means all.
-    pub to: Vec<u32>,
-    /// Neighbouring nodes to forward to.
-    pub via: Vec<u32>,
-    /// One positive weight per `via`, when the choice is weighted per packet.
-    pub weights: Option<Vec<f64>>,
-}
-
-#[derive(Debug, Clone)]
-pub struct SwitchSpec {
-    pub buffer: u64,
-    /// Buffer of host-facing switch ports.
-    pub edge_buffer: u64,
-    /// Buffer of the top tier's ports.
-    pub spine_buffer: u64,
-    /// DCTCP-style marking threshold K, when `switch.ecn = "threshold"`.
-    pub ecn_threshold: Option<u64>,
-    /// CP's extra allowance for payload-cut packets and PACKs.
-    pub cut_extra: u64,
-    pub forwarding: Forwarding,
-    pub queue: QueueKind,
-    pub overflow: Overflow,
-    pub fastlane: FastLaneConfig,
-    /// CoDel marking, when `switch.ecn = "codel"`.
-    pub codel: Option<CodelConfig>,
-    pub routes: Vec<RouteSpec>,
-}
-
-pub(super) fn read_switch(r: &mut Reader, shape: &Shape) -> Result<SwitchSpec, ScenarioError> {
+pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError> {
     let buffer = r.size("switch.buffer")?;
     let forwarding = match r.choice("switch.forwarding")? {
         "spray" => Forwarding::Spray,
@@ -134,7 +93,7 @@ pub(super) fn read_switch(r: &mut Reader, shape: &Shape) -> Result<SwitchSpec, S
             "must hold at least one 64 B notification",
         ));
     }
-    Ok(SwitchSpec {
+    Ok(SwitchConfig {
         buffer,
         edge_buffer,
         spine_buffer,
@@ -149,7 +108,6 @@ pub(super) fn read_switch(r: &mut Reader, shape: &Shape) -> Result<SwitchSpec, S
             strict,
         },
         codel,
-        routes: r.routes(shape)?,
     })
 }
 

@@ -2,52 +2,9 @@
 
 use super::error::ScenarioError;
 use super::reader::Reader;
-use crate::units::{self, Ps};
+use crate::fabric::topology::{Shape, TopologySpec};
+use crate::units;
 use toml::Value;
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Shape {
-    Star {
-        hosts: u32,
-    },
-    Dumbbell {
-        hosts: u32,
-    },
-    LeafSpine {
-        racks: u32,
-        hosts_per_rack: u32,
-        spines: u32,
-    },
-    FatTree {
-        k: u32,
-    },
-}
-
-impl Shape {
-    pub fn host_count(&self) -> u32 {
-        match *self {
-            Shape::Star { hosts } | Shape::Dumbbell { hosts } => hosts,
-            Shape::LeafSpine {
-                racks,
-                hosts_per_rack,
-                ..
-            } => racks * hosts_per_rack,
-            Shape::FatTree { k } => k * k * k / 4,
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct TopologySpec {
-    pub kind: String,
-    pub shape: Shape,
-    pub link_rate: u64,
-    pub link_delay: Ps,
-    pub fabric_rate: u64,
-    pub fabric_delay: Ps,
-    pub framing_bytes: u32,
-    pub clock_ppm: f64,
-}
 
 /// Most ports one node may have: a port index is 16 bits.
 const MAX_PORTS: u64 = 1 << 16;

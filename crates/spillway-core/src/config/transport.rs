@@ -2,7 +2,7 @@
 
 use super::error::ScenarioError;
 use super::reader::Reader;
-use super::topology::{Shape, TopologySpec};
+use crate::fabric::topology::{Shape, TopologySpec};
 use crate::packet::wire::wire_bytes;
 use crate::transport::cc::kinds::CcKind;
 use crate::transport::tcp::config::{PriorityMode, TcpConfig};

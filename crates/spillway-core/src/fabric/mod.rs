@@ -1,204 +1,175 @@
-//! The wired network: nodes with ports, and the routes between them.
+//! The fabric: how nodes are wired (every port's peer, rate and delay, each node's clock
+//! applied) and the routes between hosts. Read-only once built; the switches and hosts
+//! own their ports' queues, the fabric only says where each link goes.
 
-use crate::config::RouteSpec;
-use crate::fabric::routes::{Adjacency, RouteTable};
-use crate::fabric::topology::Topology;
-use crate::packet::prefetch;
-use crate::switch::port::Port;
-use crate::units::Ps;
+use crate::rng::{component, Rng};
+use crate::units::{serialization_ps, Ps};
+use routes::{Adjacency, RouteSpec, RouteTable};
+use topology::{Topology, TopologySpec};
 
 pub mod routes;
 pub mod topology;
 
-/// Why a network could not be built, and the scenario key responsible: `topology`
-/// for its shape, `switch.routes[...]` for route overrides that fail only together.
+/// Why a fabric could not be built, and the scenario key responsible: `topology` for its
+/// shape, `switch.routes[...]` for route overrides that fail only together.
 #[derive(Debug)]
-pub struct NetworkError {
+pub struct FabricError {
     pub key: String,
     pub message: String,
 }
 
-impl NetworkError {
-    fn topology(message: String) -> Self {
-        NetworkError {
-            key: "topology".into(),
-            message,
-        }
-    }
+/// One end of a link: the port at a node, where the link leads and how fast.
+#[derive(Debug, Clone, Copy)]
+pub struct LinkEnd {
+    /// The node at the other end, and this link's port index there.
+    pub peer: u32,
+    pub peer_port: u16,
+    /// Bits per second, as this node's clock makes it.
+    pub rate: u64,
+    pub delay: Ps,
 }
 
-struct Node {
-    ports: Vec<Port>,
-}
-
-/// The wired network: nodes with ports, and routes.
-pub struct Network {
+pub struct Fabric {
     pub hosts: u32,
-    /// Every node's ports, node by node: node n's are `ports[first_port[n]..first_port[n + 1]]`
-    /// (one array, so that reaching a port is one load, not two).
-    ports: Vec<Port>,
+    /// First node of the top switch tier (leaf_spine spines, fat_tree cores), if any.
+    pub top_tier: Option<u32>,
+    /// Every node's ports, node by node: node n's are
+    /// `ends[first_port[n]..first_port[n + 1]]`.
+    ends: Vec<LinkEnd>,
     first_port: Vec<u32>,
-    routes: RouteTable,
-    /// Whether any route is weighted (`switch.routes` with `weights`): the hot path
-    /// looks up weights only then.
-    pub weighted: bool,
+    pub routes: RouteTable,
 }
 
-impl Network {
-    /// Builds ports from the topology and routes by shortest paths (all equal-cost next
-    /// hops kept). Errors when some host cannot reach another.
-    pub fn new(
-        topo: &Topology,
-        switch_buffer: u64,
-        edge_buffer: u64,
-        spine_buffer: u64,
-        nic_buffer: Option<u64>,
+impl Fabric {
+    /// Wires the topology (ports in link order), gives each node its clock
+    /// (`topology.clock_ppm`), and routes by shortest paths with `routes` overriding.
+    /// Errors when a host has other than one link or some host cannot reach another.
+    pub fn build(
+        spec: &TopologySpec,
         routes: &[RouteSpec],
-        name: &dyn Fn(u32) -> String,
-    ) -> Result<Network, NetworkError> {
+        seed: u64,
+    ) -> Result<Fabric, FabricError> {
+        let topo = Topology::build(spec);
         let n = topo.nodes() as usize;
-        let mut nodes: Vec<Node> = (0..n).map(|_| Node { ports: Vec::new() }).collect();
-        // Buffer of `node`'s port toward `peer`.
-        let cap = |node: u32, peer: u32| {
-            if node < topo.hosts {
-                nic_buffer.unwrap_or(u64::MAX)
-            } else if peer < topo.hosts {
-                edge_buffer
-            } else if topo.top_tier.is_some_and(|t| node >= t) {
-                spine_buffer
-            } else {
-                switch_buffer
-            }
-        };
+        let mut ports: Vec<Vec<LinkEnd>> = vec![Vec::new(); n];
         for l in &topo.links {
-            let ia = nodes[l.a as usize].ports.len() as u16;
-            let ib = nodes[l.b as usize].ports.len() as u16;
-            nodes[l.a as usize]
-                .ports
-                .push(Port::new(l.b, ib, l.rate, l.delay, cap(l.a, l.b)));
-            nodes[l.b as usize]
-                .ports
-                .push(Port::new(l.a, ia, l.rate, l.delay, cap(l.b, l.a)));
+            let ia = ports[l.a as usize].len() as u16;
+            let ib = ports[l.b as usize].len() as u16;
+            ports[l.a as usize].push(LinkEnd {
+                peer: l.b,
+                peer_port: ib,
+                rate: l.rate,
+                delay: l.delay,
+            });
+            ports[l.b as usize].push(LinkEnd {
+                peer: l.a,
+                peer_port: ia,
+                rate: l.rate,
+                delay: l.delay,
+            });
         }
-        for (h, node) in nodes.iter().enumerate().take(topo.hosts as usize) {
-            if node.ports.len() != 1 {
-                return Err(NetworkError::topology(format!(
-                    "host {h} has {} links; hosts have exactly one NIC",
-                    node.ports.len()
-                )));
+        for (h, node) in ports.iter().enumerate().take(topo.hosts as usize) {
+            if node.len() != 1 {
+                return Err(FabricError {
+                    key: "topology".into(),
+                    message: format!(
+                        "host {h} has {} links; hosts have exactly one NIC",
+                        node.len()
+                    ),
+                });
             }
         }
-        let peers: Vec<Vec<u32>> = nodes
+        // `topology.clock_ppm`: one clock per node (a switch's ports share its
+        // oscillator), each drawn from the node's own stream (hosts and switches
+        // numbered apart), so that adding a host leaves every other clock as it was.
+        let ppm = spec.clock_ppm * 1e-6;
+        if ppm > 0.0 {
+            for (i, node) in ports.iter_mut().enumerate() {
+                let i = i as u32;
+                let id = if i >= topo.hosts {
+                    component::SWITCH_CLOCK_BASE + (i - topo.hosts) as u64
+                } else {
+                    component::HOST_CLOCK_BASE + i as u64
+                };
+                let mut r = Rng::new(seed, id);
+                let x = 1.0 + (2.0 * r.next_f64() - 1.0) * ppm;
+                for p in node {
+                    p.rate = (p.rate as f64 * x).round() as u64;
+                }
+            }
+        }
+        let peers: Vec<Vec<u32>> = ports
             .iter()
-            .map(|n| n.ports.iter().map(|p| p.peer).collect())
+            .map(|n| n.iter().map(|p| p.peer).collect())
             .collect();
         let adj = Adjacency {
             peers: &peers,
             hosts: topo.hosts,
         };
-        let routes = RouteTable::build(&adj, routes, name).map_err(|e| NetworkError {
+        let name = |i| spec.shape.node_name(i);
+        let routes = RouteTable::build(&adj, routes, &name).map_err(|e| FabricError {
             key: e.key,
             message: e.message,
         })?;
         let mut first_port = Vec::with_capacity(n + 1);
-        let mut ports = Vec::new();
-        for node in nodes {
-            first_port.push(ports.len() as u32);
-            ports.extend(node.ports);
+        let mut ends = Vec::new();
+        for node in ports {
+            first_port.push(ends.len() as u32);
+            ends.extend(node);
         }
-        first_port.push(ports.len() as u32);
-        Ok(Network {
+        first_port.push(ends.len() as u32);
+        Ok(Fabric {
             hosts: topo.hosts,
-            ports,
+            top_tier: topo.top_tier,
+            ends,
             first_port,
-            weighted: routes.weighted,
             routes,
         })
-    }
-
-    /// Cumulative weights of the port set at `switch` toward `dst`, when that choice is
-    /// weighted; look only when [`Network::weighted`].
-    pub fn hop_weights(&self, switch: u32, dst: u32) -> Option<&[f64]> {
-        self.routes.hop_weights(switch, dst)
-    }
-
-    /// Equal-cost egress ports at `switch` toward host `dst`.
-    #[inline(always)]
-    pub fn next_hops(&self, switch: u32, dst: u32) -> &[u16] {
-        self.routes.next_hops(switch, dst)
-    }
-
-    /// (rate, delay) of each hop on one shortest path from `src` to `dst`
-    /// (the first equal-cost choice at each switch; all are alike in our topologies).
-    pub fn path(&self, src: u32, dst: u32) -> Vec<(u64, Ps)> {
-        let mut hops = Vec::with_capacity(8);
-        let p = self.port(src, 0);
-        hops.push((p.rate, p.delay));
-        let mut at = p.peer;
-        while at != dst {
-            let port = self.next_hops(at, dst)[0];
-            let p = self.port(at, port as u32);
-            hops.push((p.rate, p.delay));
-            at = p.peer;
-        }
-        hops
-    }
-
-    pub fn switch_ports(&self) -> impl Iterator<Item = &Port> {
-        self.ports[self.first_port[self.hosts as usize] as usize..].iter()
     }
 
     pub fn node_count(&self) -> usize {
         self.first_port.len() - 1
     }
 
-    /// Where port `port` of `node` is in the flat array of ports, for
-    /// [`Network::port_at_mut`]: a caller that reaches the same port twice looks it up once.
-    #[inline(always)]
-    pub fn port_index(&self, node: u32, port: u32) -> usize {
-        (self.first_port[node as usize] + port) as usize
-    }
-
-    /// The port at [`Network::port_index`] `i`.
-    #[inline(always)]
-    pub fn port_at_mut(&mut self, i: usize) -> &mut Port {
-        &mut self.ports[i]
-    }
-
-    /// Start loading the first line of the port at [`Network::port_index`] `i`.
-    #[inline(always)]
-    pub fn prefetch_port(&self, i: usize) {
-        if let Some(p) = self.ports.get(i) {
-            prefetch(p as *const Port as *const u8);
-        }
-    }
-
-    /// Port `port` of `node`.
-    #[inline(always)]
-    pub fn port(&self, node: u32, port: u32) -> &Port {
-        &self.ports[(self.first_port[node as usize] + port) as usize]
-    }
-
-    // Always inlined: with only `#[inline]`, `Sim::send` called it (and `Port::is_idle`)
-    // out of line once per packet hop, ~14 instructions a hop with the call.
-    #[inline(always)]
-    pub fn port_mut(&mut self, node: u32, port: u32) -> &mut Port {
-        &mut self.ports[(self.first_port[node as usize] + port) as usize]
+    /// Switches: nodes `hosts..node_count()`.
+    pub fn switches(&self) -> u32 {
+        self.node_count() as u32 - self.hosts
     }
 
     /// The ports of `node`, by index.
-    pub fn node_ports(&self, node: u32) -> &[Port] {
+    pub fn ports(&self, node: u32) -> &[LinkEnd] {
         let n = node as usize;
-        &self.ports[self.first_port[n] as usize..self.first_port[n + 1] as usize]
-    }
-
-    pub fn node_ports_mut(&mut self, node: u32) -> &mut [Port] {
-        let n = node as usize;
-        &mut self.ports[self.first_port[n] as usize..self.first_port[n + 1] as usize]
+        &self.ends[self.first_port[n] as usize..self.first_port[n + 1] as usize]
     }
 
     /// Every port, node by node.
-    pub fn all_ports(&self) -> &[Port] {
-        &self.ports
+    pub fn all_ports(&self) -> &[LinkEnd] {
+        &self.ends
+    }
+
+    /// (rate, delay) of each hop on one shortest path from `src` to `dst`
+    /// (the first equal-cost choice at each switch; all are alike in our topologies).
+    pub fn path(&self, src: u32, dst: u32) -> Vec<(u64, Ps)> {
+        let mut hops = Vec::with_capacity(8);
+        let p = self.ports(src)[0];
+        hops.push((p.rate, p.delay));
+        let mut at = p.peer;
+        while at != dst {
+            let port = self.routes.next_hops(at, dst)[0];
+            let p = self.ports(at)[port as usize];
+            hops.push((p.rate, p.delay));
+            at = p.peer;
+        }
+        hops
+    }
+
+    /// The longest time a frame of `bytes` takes to cross one link (serialization and
+    /// propagation), for the event calendar's span.
+    pub fn longest_hop(&self, bytes: u64) -> Ps {
+        self.ends
+            .iter()
+            .map(|p| p.delay + serialization_ps(bytes, p.rate))
+            .max()
+            .unwrap_or(0)
     }
 }

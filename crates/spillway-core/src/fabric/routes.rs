@@ -9,8 +9,20 @@
 //! blocks ([`RouteWindow`]) without ever being spelled out host by host. A fat tree with
 //! k = 64 (65,536 hosts, 5,120 switches) builds in seconds; the full matrix would be 1.3 GB.
 
-use crate::config::RouteSpec;
 use std::collections::{HashMap, VecDeque};
+
+/// A forwarding override (`switch.routes`): at switch `at`, packets for `to` leave
+/// toward `via`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteSpec {
+    pub at: u32,
+    /// Destination hosts; empty means all.
+    pub to: Vec<u32>,
+    /// Neighbouring nodes to forward to.
+    pub via: Vec<u32>,
+    /// One positive weight per `via`, when the choice is weighted per packet.
+    pub weights: Option<Vec<f64>>,
+}
 
 /// Why a routing table could not be built, and the scenario key responsible:
 /// `topology` for its shape, `switch.routes[...]` for overrides that fail only together.
@@ -587,7 +599,7 @@ mod tests {
                 peers: &peers,
                 hosts: topo.hosts,
             };
-            let t = RouteTable::build(&adj, &sc.switch.routes, &|i| i.to_string()).unwrap();
+            let t = RouteTable::build(&adj, &sc.routes, &|i| i.to_string()).unwrap();
             let n = peers.len();
             let hosts = topo.hosts as usize;
             for d in 0..hosts {
@@ -606,7 +618,7 @@ mod tests {
                     }
                 }
                 for s in hosts..n {
-                    let over = sc.switch.routes.iter().rev().find(|r| {
+                    let over = sc.routes.iter().rev().find(|r| {
                         r.at as usize == s && (r.to.is_empty() || r.to.contains(&(d as u32)))
                     });
                     let want: Vec<u16> = match over {

@@ -1,8 +1,51 @@
 //! Datacenter topologies as graphs: nodes `0..hosts` are hosts (one NIC each), the rest
 //! are switches; links are full duplex.
 
-use crate::config::{Shape, TopologySpec};
 use crate::units::Ps;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    Star {
+        hosts: u32,
+    },
+    Dumbbell {
+        hosts: u32,
+    },
+    LeafSpine {
+        racks: u32,
+        hosts_per_rack: u32,
+        spines: u32,
+    },
+    FatTree {
+        k: u32,
+    },
+}
+
+impl Shape {
+    pub fn host_count(&self) -> u32 {
+        match *self {
+            Shape::Star { hosts } | Shape::Dumbbell { hosts } => hosts,
+            Shape::LeafSpine {
+                racks,
+                hosts_per_rack,
+                ..
+            } => racks * hosts_per_rack,
+            Shape::FatTree { k } => k * k * k / 4,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TopologySpec {
+    pub kind: String,
+    pub shape: Shape,
+    pub link_rate: u64,
+    pub link_delay: Ps,
+    pub fabric_rate: u64,
+    pub fabric_delay: Ps,
+    pub framing_bytes: u32,
+    pub clock_ppm: f64,
+}
 
 #[derive(Debug, Clone, Copy)]
 pub struct Link {

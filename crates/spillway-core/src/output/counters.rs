@@ -1,42 +1,86 @@
-//! The run's counters (summary.json).
+//! The run's counters (summary.json), each defined once with its meaning.
 
-/// Counters for summary.json.
-#[derive(Debug, Clone, Default)]
-pub struct Counters {
-    pub events: u64,
-    pub packet_hops: u64,
-    pub drops: u64,
-    pub retransmits: u64,
-    pub timeouts: u64,
-    pub flows_started: u64,
-    pub flows_finished: u64,
-    pub flows_unfinished: u64,
-    /// Queries begun and not complete when the run stopped.
-    pub queries_unfinished: u64,
-    pub bytes_offered: u64,
-    pub bytes_delivered: u64,
-    pub dup_bytes: u64,
-    pub stale_packets: u64,
-    pub peak_active_flows: u64,
-    pub peak_packets: u64,
-    /// FastLane notifications created from drops, refused by a full notification
-    /// buffer (anywhere on their way), and delivered to a host.
-    pub notifications_generated: u64,
-    pub notifications_dropped: u64,
-    pub notifications_delivered: u64,
-    /// ... of which the source ignored as older than its last timeout.
-    pub notifications_stale: u64,
-    pub quenches_sent: u64,
-    pub quenches_delivered: u64,
-    pub ecn_marks: u64,
-    pub ecn_reductions: u64,
-    pub probes: u64,
-    /// CP: payload-cut packets made, their wire bytes, those refused by the extra
-    /// allowance; PACKs the senders received.
-    pub cut_packets: u64,
-    pub cut_bytes: u64,
-    pub cut_dropped: u64,
-    pub packs: u64,
+/// Defines the counters struct (every field a `u64`) with each counter's meaning.
+macro_rules! counters {
+    ($(#[doc = $doc:literal] $(#[doc = $more:literal])* $field:ident;)*) => {
+        /// Counters for summary.json.
+        #[derive(Debug, Clone, Default)]
+        pub struct Counters {
+            $(#[doc = $doc] $(#[doc = $more])* pub $field: u64,)*
+        }
+
+        impl Counters {
+            /// Every counter: (name, meaning).
+            pub const SCHEMA: &'static [(&'static str, &'static str)] =
+                &[$((stringify!($field), concat!($doc $(, " ", $more)*)),)*];
+
+            /// Every counter's value, in schema order.
+            pub fn values(&self) -> Vec<(&'static str, u64)> {
+                vec![$((stringify!($field), self.$field),)*]
+            }
+        }
+    };
+}
+
+counters! {
+    /// Events processed.
+    events;
+    /// Packets put on a link (hosts' NICs included).
+    packet_hops;
+    /// Packets dropped anywhere, notifications aside (ports.parquet has them by reason).
+    drops;
+    /// Segments sent again (counted as they leave their NIC).
+    retransmits;
+    /// Retransmission timer expiries.
+    timeouts;
+    /// Flows the applications started.
+    flows_started;
+    /// Flows whose last byte arrived.
+    flows_finished;
+    /// Flows that had not when the run stopped.
+    flows_unfinished;
+    /// Queries begun and not complete when the run stopped (`qct_ps` covers finished
+    /// queries only, so a run cut short by `run.duration` reads it with these).
+    queries_unfinished;
+    /// Payload bytes the applications handed to their transports.
+    bytes_offered;
+    /// Payload bytes receivers hold in order.
+    bytes_delivered;
+    /// Payload bytes that arrived more than once.
+    duplicate_bytes;
+    /// Packets of flows already finished.
+    stale_packets;
+    /// The most flows active at once.
+    peak_active_flows;
+    /// The packet arena's high-water mark.
+    peak_packets;
+    /// FastLane: notifications created from drops.
+    notifications_generated;
+    /// FastLane: notifications refused by a full notification buffer, anywhere on their
+    /// way.
+    notifications_dropped;
+    /// FastLane: notifications that reached a host.
+    notifications_delivered;
+    /// FastLane: of those, ignored by the source as sent before its last timeout.
+    notifications_stale;
+    /// Source Quench: quenches sent.
+    quenches_sent;
+    /// Source Quench: quenches that reached their source.
+    quenches_delivered;
+    /// Packets ECN-marked (or quenched) by switch ports.
+    ecn_marks;
+    /// Window cuts for ECN echoes or quenches.
+    ecn_reductions;
+    /// pFabric probes sent.
+    probes;
+    /// CP: payload-cut packets made.
+    cut_packets;
+    /// CP: their wire bytes.
+    cut_bytes;
+    /// CP: of those, refused by a full extra allowance.
+    cut_dropped;
+    /// CP: PACKs the senders received.
+    packs;
     /// Fast recoveries undone as spurious (`transport.undo`).
-    pub undos: u64,
+    undos;
 }

@@ -1,33 +1,54 @@
-//! The flow records: one row per flow (flows.parquet).
+//! The flow records: one row per flow (flows.parquet). Flows are written as they finish,
+//! so the order is finishing order; flows still active when the run stops come last.
 
-/// Finished (or, at the end, unfinished) flows as columns. `u64::MAX` = none.
-#[derive(Default, Debug, Clone)]
-pub struct FlowRecords {
-    pub flow_id: Vec<u64>,
-    pub src: Vec<u32>,
-    pub dst: Vec<u32>,
-    pub size_bytes: Vec<u64>,
-    pub start_ps: Vec<u64>,
-    pub finish_ps: Vec<u64>,
-    pub fct_ps: Vec<u64>,
-    pub ideal_fct_ps: Vec<u64>,
-    pub slowdown: Vec<f64>,
-    pub priority: Vec<u8>,
-    pub class: Vec<u8>,
-    pub query_id: Vec<u64>,
-    pub retransmits: Vec<u32>,
-    pub timeouts: Vec<u32>,
-    pub drops: Vec<u32>,
-    pub notifications: Vec<u32>,
-    /// Bytes the receiver holds in order (all of them for a finished flow).
-    pub delivered_bytes: Vec<u64>,
-}
+use super::records;
+use crate::workload::CLASS_LABELS;
 
-impl FlowRecords {
-    pub fn len(&self) -> usize {
-        self.flow_id.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.flow_id.is_empty()
+records! {
+    /// Finished (or, at the end, unfinished) flows as columns.
+    pub struct FlowRecords {
+        /// Order in which flows started (0, 1, ...).
+        flow_id: u64;
+        /// Source host.
+        src: u32;
+        /// Destination host.
+        dst: u32;
+        /// Payload bytes the application handed to the transport.
+        size_bytes: u64;
+        /// When the application handed the flow to the transport.
+        start_ps: u64;
+        /// When the receiver held the last byte; null if it never did.
+        finish_ps: u64, null = Max;
+        /// Flow completion time: `finish_ps - start_ps`.
+        fct_ps: u64, null = Max;
+        /// The flow alone on its path, sent at line rate from `start_ps`, store-and-forward
+        /// at every hop: serialization of each packet at every hop plus propagation, in
+        /// closed form (packets pipeline behind the slowest hop). Server processing delay
+        /// is not included.
+        ideal_fct_ps: u64;
+        /// `fct_ps / ideal_fct_ps`: at least 1, except where paths differ: the ideal
+        /// follows the first equal-cost choice at each switch, so with
+        /// `topology.clock_ppm` a flow hashed onto faster clocks can come in below 1 by a
+        /// few parts per million, and with weighted `switch.routes` over paths of
+        /// different lengths, by more.
+        slowdown: f64, null = Nan;
+        /// Priority class of the flow's data packets (0 highest).
+        priority: u8;
+        /// What made the flow: `incast`, `flow` (Poisson), `request`, `response`,
+        /// `trace`, `short` or `long` (responses of `short_long`), `background`.
+        class: u8, labels = CLASS_LABELS;
+        /// The query (incast round, request/response) the flow belongs to.
+        query_id: u64, null = Max;
+        /// Segments the sender sent more than once.
+        retransmits: u32;
+        /// Retransmission timer expiries.
+        timeouts: u32;
+        /// This flow's data packets (and probes) dropped in the network.
+        drops: u32;
+        /// FastLane drop notifications received by either end of the flow (for its data,
+        /// probes or ACKs).
+        notifications: u32;
+        /// Bytes the receiver holds in order (the size, when finished).
+        delivered_bytes: u64;
     }
 }

@@ -1,26 +1,100 @@
-//! Per-port statistics (ports.parquet).
+//! Per-port statistics: one row per egress port, host NICs (nodes `0..hosts`) first,
+//! then switches' ports (ports.parquet).
 
-/// Per-port statistics, one row per egress port.
-#[derive(Debug, Clone, Default)]
-pub struct PortRecords {
-    pub node: Vec<u32>,
-    pub port: Vec<u32>,
-    pub peer: Vec<u32>,
-    pub is_switch: Vec<bool>,
-    pub capacity: Vec<u64>,
-    pub enqueued: Vec<u64>,
-    pub dropped: Vec<u64>,
-    pub max_bytes: Vec<u64>,
-    pub mean_bytes: Vec<f64>,
-    pub rate_bps: Vec<u64>,
-    pub marked: Vec<u64>,
-    pub notif_generated: Vec<u64>,
-    pub notif_dropped: Vec<u64>,
-    pub notif_sent: Vec<u64>,
-    pub notif_sent_bytes: Vec<u64>,
-    pub notif_sent_idle: Vec<u64>,
-    pub notif_max_bytes: Vec<u64>,
-    pub notif_capacity: Vec<u64>,
-    pub cut: Vec<u64>,
-    pub cut_dropped: Vec<u64>,
+use super::records;
+use crate::switch::port::{DropReason, PortReport};
+
+records! {
+    /// Per-port statistics, one row per egress port.
+    pub struct PortRecords {
+        /// The node (hosts first, then switches).
+        node: u32;
+        /// The port's index at its node.
+        port: u32;
+        /// The node at the other end of the link.
+        peer: u32;
+        /// A switch's port (else a host's NIC).
+        is_switch: bool;
+        /// The port's buffer.
+        capacity_bytes: u64;
+        /// Packets admitted.
+        enqueued: u64;
+        /// Packets dropped here, every reason but a notification's: `dropped_full +
+        /// dropped_cut + dropped_displaced + dropped_least`.
+        dropped: u64;
+        /// Highest occupancy.
+        max_bytes: u64;
+        /// Time-averaged occupancy over the run.
+        mean_bytes: f64;
+        /// The link's rate (as the node's clock makes it).
+        rate_bps: u64;
+        /// Packets the ECN marker marked (DCTCP's threshold, CoDel), or quenched with
+        /// Source Quench.
+        ecn_marked: u64;
+        /// FastLane: notifications this port created from packets that had arrived
+        /// through it and were dropped.
+        notif_generated: u64;
+        /// FastLane: notifications refused by the full notification buffer.
+        notif_dropped: u64;
+        /// FastLane: notifications transmitted.
+        notif_sent: u64;
+        /// FastLane: their wire bytes.
+        notif_sent_bytes: u64;
+        /// FastLane: of those, sent beyond the bandwidth cap on an otherwise idle link
+        /// (work conservation).
+        notif_sent_idle: u64;
+        /// FastLane: peak notification buffer occupancy.
+        notif_max_bytes: u64;
+        /// FastLane: the notification buffer.
+        notif_capacity_bytes: u64;
+        /// CP: payload-cut packets made here.
+        cut: u64;
+        /// CP: of those, refused by the full extra allowance (= `dropped_cut`).
+        cut_dropped: u64;
+        /// Drops for want of room: the buffer full (tail drop), and for a packet that may
+        /// use CP's allowance, the allowance too.
+        dropped_full: u64;
+        /// CP: packets cut to their header here that did not fit the allowance either.
+        dropped_cut: u64;
+        /// pFabric: queued packets pushed out by a more urgent arrival.
+        dropped_displaced: u64;
+        /// pFabric: arrivals that were the least urgent packet.
+        dropped_least: u64;
+    }
+}
+
+impl PortRecords {
+    /// Appends port `port` of `node`.
+    pub fn push(&mut self, node: u32, port: u32, is_switch: bool, r: &PortReport) {
+        let d = |reason: DropReason| r.drops[reason as usize];
+        self.node.push(node);
+        self.port.push(port);
+        self.peer.push(r.peer);
+        self.is_switch.push(is_switch);
+        self.capacity_bytes.push(r.capacity);
+        self.enqueued.push(r.enqueued);
+        self.dropped.push(
+            d(DropReason::Full)
+                + d(DropReason::Cut)
+                + d(DropReason::Displaced)
+                + d(DropReason::Least),
+        );
+        self.max_bytes.push(r.max_bytes);
+        self.mean_bytes.push(r.mean_bytes);
+        self.rate_bps.push(r.rate);
+        self.ecn_marked.push(r.marked);
+        self.notif_generated.push(r.notif.generated);
+        self.notif_dropped.push(r.notif.dropped);
+        self.notif_sent.push(r.notif.sent);
+        self.notif_sent_bytes.push(r.notif.sent_bytes);
+        self.notif_sent_idle.push(r.notif.sent_idle);
+        self.notif_max_bytes.push(r.notif.max_bytes);
+        self.notif_capacity_bytes.push(r.notif_capacity);
+        self.cut.push(r.cut);
+        self.cut_dropped.push(d(DropReason::Cut));
+        self.dropped_full.push(d(DropReason::Full));
+        self.dropped_cut.push(d(DropReason::Cut));
+        self.dropped_displaced.push(d(DropReason::Displaced));
+        self.dropped_least.push(d(DropReason::Least));
+    }
 }

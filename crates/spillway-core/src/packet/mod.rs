@@ -6,6 +6,9 @@
 
 use crate::units::Ps;
 
+pub mod cut;
+pub mod notification;
+pub mod quench;
 pub mod tcp;
 pub mod wire;
 

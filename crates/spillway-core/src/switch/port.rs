@@ -1,22 +1,24 @@
-//! A port: a byte-bounded buffer shared by 8 strict-priority classes (class 0 highest)
-//! with tail drop, or a pFabric queue, and the link it transmits on.
+//! A port: the queue in front of one link and the link's timing. Eight strict-priority
+//! FIFOs (class 0 highest) share a byte-bounded buffer with tail drop, or a pFabric queue
+//! replaces them; a FastLane notification queue and a marker (DCTCP's threshold, CoDel)
+//! may ride along. Switch ports and host NICs are both this: their owners decide what a
+//! drop, a mark or a transmission means for them.
+//!
+//! Dequeue honours a per-class paused mask (flow control: a class paused by its
+//! downstream neighbour sends nothing new; no mechanism pauses yet, so it stays empty).
 
-use crate::packet::{Hot, NIL};
+use crate::engine::context::Ctx;
+use crate::engine::event::{Ev, ROUTE_ON_ARRIVAL};
+use crate::fabric::LinkEnd;
+use crate::packet::notification::NOTIFICATION_FRAME;
+use crate::packet::{prefetch, Hot, PktKind, NIL};
 use crate::switch::discipline::pfabric::{Entry, PFabricQueue};
 use crate::switch::marking::codel::Codel;
-use crate::switch::overflow::fastlane::NotifQueue;
+use crate::switch::marking::threshold::Threshold;
+use crate::switch::overflow::fastlane::{NotifQueue, NotifStats};
 use crate::units::Ps;
 
 pub const CLASSES: usize = 8;
-
-/// Per-port drop and mark counters, exported in summary.json (the others are kept in
-/// `Port`, in the cache line their updates touch anyway).
-#[derive(Debug, Clone, Default)]
-pub struct PortStats {
-    pub dropped: u64,
-    /// Packets CE-marked (or quenched) by the port's marker.
-    pub marked: u64,
-}
 
 /// `Port::wake_at` when no wake-up is pending.
 pub const NO_WAKE: Ps = Ps::MAX;
@@ -26,33 +28,70 @@ const HAS_PFABRIC: u8 = 1;
 const HAS_NOTIF: u8 = 2;
 const HAS_CODEL: u8 = 4;
 
-/// An egress port: 8 strict-priority FIFOs sharing `capacity` bytes, tail drop.
-/// The FIFOs are intrusive lists through the packets' hot headers.
-///
+/// Why a port did not keep a packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
+pub enum DropReason {
+    /// No room in the buffer (tail drop), nor in CP's allowance for a packet that may
+    /// use it.
+    Full,
+    /// CP: a packet cut to its header here that did not fit the allowance either.
+    Cut,
+    /// pFabric: pushed out by a more urgent arrival.
+    Displaced,
+    /// pFabric: the arrival was the least urgent packet.
+    Least,
+    /// FastLane: a notification refused by the notification buffer's cap.
+    Notification,
+}
+
+pub const DROP_REASONS: usize = 5;
+
+/// A packet a port has started on its link: who, its hot part, and whether the port's
+/// marker chose it as it left (CoDel marks at dequeue).
+#[derive(Debug, Clone, Copy)]
+pub struct Sent {
+    pub pkt: u32,
+    pub hot: Hot,
+    pub mark: bool,
+}
+
+/// What a packet offered to a port's fast path became.
+pub enum Offer {
+    /// It started on the idle link at once.
+    Sent(Hot),
+    /// It queued behind a busy link.
+    Queued,
+    /// Neither: the owner takes it through its full pipeline.
+    Slow,
+}
+
 /// Laid out by cache line (64 B): the first holds all that a packet passing through an
 /// idle port reads and writes (most hops touch no other line of the port), then the
 /// occupancy integral and, for classes 0-3, FIFO heads and tails that a queued packet
 /// needs, then the optional mechanisms and the rest.
 #[repr(C, align(64))]
 pub struct Port {
-    pub busy_until: Ps,
+    busy_until: Ps,
     /// When the pending wake-up is due (an earlier, superseded one is ignored), or
     /// [`NO_WAKE`].
-    pub wake_at: Ps,
-    pub bytes: u64,
-    pub capacity: u64,
+    wake_at: Ps,
+    bytes: u64,
+    capacity: u64,
     /// Packets admitted, and the most bytes ever queued (counted as if a packet that
     /// passes straight through had queued).
-    pub enqueued: u64,
-    pub max_bytes: u64,
+    enqueued: u64,
+    max_bytes: u64,
     /// Exact picoseconds per byte at this rate, or 0 when not a whole number or too big
-    /// for 32 bits (then `serialization` computes from `rate`).
-    ps_per_byte: u32,
+    /// for 16 bits (then `serialization` computes from `rate`).
+    ps_per_byte: u16,
+    /// Classes paused by flow control: dequeue passes them over.
+    paused: u8,
     /// `delay` when it fits in 32 bits (4.29 ms), else u32::MAX: see [`Port::hop_delay`].
     delay32: u32,
-    pub peer: u32,
+    peer: u32,
     /// This link's port index at the peer (where a packet sent here arrives).
-    pub peer_port: u16,
+    peer_port: u16,
     nonempty: u8,
     /// HAS_* bits, so that the common path need not look at the boxes below.
     extras: u8,
@@ -60,41 +99,58 @@ pub struct Port {
     area: u128,
     last_change: Ps,
     /// Threshold marking (`switch.ecn = "threshold"`): mark arrivals beyond K bytes.
-    pub mark_above: u64,
+    mark_above: Threshold,
     /// Per class, (head, tail) of its FIFO: side by side, so that an enqueue and a
     /// dequeue touch one line.
     fifo: [(u32, u32); CLASSES],
-    pub stats: PortStats,
+    /// Drops by [`DropReason`], and packets marked (or quenched) by the marker.
+    drops: [u64; DROP_REASONS],
+    marked: u64,
     /// `switch.queue = "pfabric"`: replaces the 8 FIFOs.
-    pub pfabric: Option<Box<PFabricQueue>>,
+    pfabric: Option<Box<PFabricQueue>>,
     /// FastLane's notification queue (`switch.overflow = "fastlane"`).
-    pub notif: Option<Box<NotifQueue>>,
+    notif: Option<Box<NotifQueue>>,
     /// CoDel marking (`switch.ecn = "codel"`).
-    pub codel: Option<Box<Codel>>,
-    pub rate: u64,
-    pub delay: Ps,
-    /// CP: payload-cut packets created here and those refused by the extra allowance.
-    pub cut: u64,
-    pub cut_dropped: u64,
+    codel: Option<Box<Codel>>,
+    rate: u64,
+    delay: Ps,
+    /// CP: payload-cut packets created here.
+    cut: u64,
 }
 
 // The first cache line must hold the pass-through fields, the second the queueing ones
 // of classes 0-3 (see above).
 const _: () = assert!(std::mem::offset_of!(Port, extras) < 64);
+const _: () = assert!(std::mem::offset_of!(Port, paused) < 64);
 const _: () = assert!(std::mem::offset_of!(Port, fifo) + 4 * 8 == 128);
 
 /// Exact picoseconds per byte at `rate`, or 0 when not a whole number or too big.
-fn ps_per_byte(rate: u64) -> u32 {
+fn ps_per_byte(rate: u64) -> u16 {
     if (8 * crate::units::PS_PER_S).is_multiple_of(rate) {
-        u32::try_from(8 * crate::units::PS_PER_S / rate).unwrap_or(0)
+        u16::try_from(8 * crate::units::PS_PER_S / rate).unwrap_or(0)
     } else {
         0
     }
 }
 
+/// What a port reports (ports.parquet).
+pub struct PortReport {
+    pub peer: u32,
+    pub capacity: u64,
+    pub enqueued: u64,
+    pub drops: [u64; DROP_REASONS],
+    pub max_bytes: u64,
+    pub mean_bytes: f64,
+    pub rate: u64,
+    pub marked: u64,
+    pub notif: NotifStats,
+    pub notif_capacity: u64,
+    pub cut: u64,
+}
+
 impl Port {
-    pub fn new(peer: u32, peer_port: u16, rate: u64, delay: Ps, capacity: u64) -> Port {
-        let ps_per_byte = ps_per_byte(rate);
+    /// A port at the near end of `link`, buffering `capacity` bytes.
+    pub fn new(link: &LinkEnd, capacity: u64) -> Port {
         Port {
             busy_until: 0,
             wake_at: NO_WAKE,
@@ -102,43 +158,35 @@ impl Port {
             capacity,
             enqueued: 0,
             max_bytes: 0,
-            ps_per_byte,
-            delay32: u32::try_from(delay).unwrap_or(u32::MAX),
-            peer,
-            peer_port,
+            ps_per_byte: ps_per_byte(link.rate),
+            paused: 0,
+            delay32: u32::try_from(link.delay).unwrap_or(u32::MAX),
+            peer: link.peer,
+            peer_port: link.peer_port,
             nonempty: 0,
             extras: 0,
             area: 0,
             last_change: 0,
-            mark_above: u64::MAX,
+            mark_above: Threshold::OFF,
             fifo: [(NIL, NIL); CLASSES],
-            stats: PortStats::default(),
+            drops: [0; DROP_REASONS],
+            marked: 0,
             pfabric: None,
             notif: None,
             codel: None,
-            rate,
-            delay,
+            rate: link.rate,
+            delay: link.delay,
             cut: 0,
-            cut_dropped: 0,
-        }
-    }
-
-    /// The link's propagation delay, from the first cache line when it fits.
-    #[inline(always)]
-    pub fn hop_delay(&self) -> Ps {
-        if self.delay32 != u32::MAX {
-            self.delay32 as Ps
-        } else {
-            self.delay
         }
     }
 
     /// Installs the optional mechanisms (at construction).
-    pub fn set_extras(
+    pub fn install(
         &mut self,
         pfabric: Option<Box<PFabricQueue>>,
         notif: Option<Box<NotifQueue>>,
         codel: Option<Box<Codel>>,
+        threshold: Threshold,
     ) {
         self.extras = (pfabric.is_some() as u8 * HAS_PFABRIC)
             | (notif.is_some() as u8 * HAS_NOTIF)
@@ -146,6 +194,17 @@ impl Port {
         self.pfabric = pfabric;
         self.notif = notif;
         self.codel = codel;
+        self.mark_above = threshold;
+    }
+
+    /// The link's propagation delay, from the first cache line when it fits.
+    #[inline(always)]
+    fn hop_delay(&self) -> Ps {
+        if self.delay32 != u32::MAX {
+            self.delay32 as Ps
+        } else {
+            self.delay
+        }
     }
 
     /// A plain FIFO port: no pFabric queue, notification queue or CoDel.
@@ -173,16 +232,46 @@ impl Port {
         self.extras & HAS_CODEL != 0
     }
 
-    /// Nothing queued and the link free at `now`: a packet can start at once.
+    /// The threshold marker's K (DCTCP), when one is on.
+    #[inline(always)]
+    pub fn threshold(&self) -> Threshold {
+        self.mark_above
+    }
+
+    /// Bytes queued.
+    #[inline(always)]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The node at the other end of the link.
+    pub fn peer(&self) -> u32 {
+        self.peer
+    }
+
+    /// FastLane's notification queue, at a port that has one.
     #[inline]
-    pub fn idle_at(&self, now: Ps) -> bool {
-        self.nonempty == 0 && self.busy_until <= now && self.wake_at == NO_WAKE
+    pub fn notif_mut(&mut self) -> Option<&mut NotifQueue> {
+        self.notif.as_deref_mut()
+    }
+
+    /// Start loading the port's first line.
+    #[inline(always)]
+    pub fn prefetch(&self) {
+        prefetch(self as *const Port as *const u8);
+    }
+
+    /// Nothing queued, no class paused and the link free at `now`: a packet can start at
+    /// once.
+    #[inline]
+    fn idle_at(&self, now: Ps) -> bool {
+        self.nonempty == 0 && self.paused == 0 && self.busy_until <= now && self.wake_at == NO_WAKE
     }
 
     /// [`Port::enqueue`] immediately followed by [`Port::dequeue`] on an idle plain port:
     /// the same counters, without the FIFO round trip. False when the packet does not fit.
     #[inline]
-    pub fn pass_through(&mut self, wire: u64) -> bool {
+    fn pass_through(&mut self, wire: u64) -> bool {
         // A plain port with no packet queued has no byte queued.
         debug_assert!(self.is_plain() && self.nonempty == 0 && self.bytes == 0);
         if wire > self.capacity {
@@ -202,12 +291,6 @@ impl Port {
         self.last_change = now;
     }
 
-    /// Transmit at `rate` bit/s instead (`topology.clock_ppm`: this port's clock).
-    pub fn set_rate(&mut self, rate: u64) {
-        self.rate = rate;
-        self.ps_per_byte = ps_per_byte(rate);
-    }
-
     /// Time to serialize `bytes` on this port's link.
     #[inline]
     pub fn serialization(&self, bytes: u64) -> Ps {
@@ -216,6 +299,42 @@ impl Port {
         } else {
             crate::units::serialization_ps(bytes, self.rate)
         }
+    }
+
+    /// The port's fast path, inlined where packets are offered: a plain port that is idle
+    /// sends the packet at once; one that is busy and marks nothing queues it and waits
+    /// for the link. Anything else (a full buffer, a marker, the optional mechanisms) is
+    /// the owner's slow path.
+    #[inline(always)]
+    pub fn offer(&mut self, cx: &mut Ctx, node: u32, port: u32, pkt: u32) -> Offer {
+        let now = cx.now;
+        if self.is_plain() {
+            if self.idle_at(now) {
+                // Most packets find their port idle: they go at once, without the round
+                // trip through the FIFO and kick (same counters, same order of effects).
+                // Inlined at the call sites, this path makes no call but the event push.
+                let h = *cx.pkts.hot(pkt);
+                if self.pass_through(h.wire as u64) {
+                    self.transmit(cx, node, port, pkt, h);
+                    return Offer::Sent(h);
+                }
+            } else if self.mark_above.is_off()
+                && (self.busy_until > now || (self.wake_at != NO_WAKE && self.wake_at <= now))
+                && self.enqueue(now, pkt, &mut cx.pkts.hot, 0)
+            {
+                // Most of the others queue at a busy port that marks nothing: exactly
+                // the owner's plain slow path, without its call (~28 instructions a hop).
+                // Under these conditions that path arms a wake-up at the end of the
+                // current transmission when none is pending, and otherwise its `kick`
+                // does nothing. A packet that does not fit goes on to be dropped there.
+                if self.wake_at == NO_WAKE {
+                    let t = self.busy_until;
+                    self.arm_wake(cx, node, port, t);
+                }
+                return Offer::Queued;
+            }
+        }
+        Offer::Slow
     }
 
     /// Tail-drop admission; returns false when the packet does not fit in the buffer
@@ -245,29 +364,58 @@ impl Port {
         true
     }
 
-    /// pFabric admission: evicts lower-priority packets into `evicted` as needed;
-    /// false (and a counted drop) when the arriving packet is itself the victim.
-    pub fn enqueue_pfabric(&mut self, now: Ps, e: Entry, evicted: &mut Vec<Entry>) -> bool {
-        self.account(now);
+    /// pFabric admission: evicts lower-priority packets into `evicted` as needed (each
+    /// counted here, [`DropReason::Displaced`]); false (and a drop counted,
+    /// [`DropReason::Least`]) when the arriving packet is itself the victim.
+    pub fn enqueue_pfabric(&mut self, cx: &mut Ctx, e: Entry, evicted: &mut Vec<Entry>) -> bool {
+        self.account(cx.now);
         let q = self.pfabric.as_mut().expect("a pFabric port");
         let n = evicted.len();
         if !q.enqueue(e, &mut self.bytes, self.capacity, evicted) {
-            self.stats.dropped += 1;
+            self.count_drop(cx, DropReason::Least);
             return false;
         }
-        self.stats.dropped += (evicted.len() - n) as u64;
+        for _ in n..evicted.len() {
+            self.count_drop(cx, DropReason::Displaced);
+        }
         self.enqueued += 1;
         self.max_bytes = self.max_bytes.max(self.bytes);
         true
     }
 
-    /// The head of the highest-priority non-empty class (pFabric: its own choice).
+    /// Counts a drop here (and in the run's counters), with its reason: every drop is
+    /// counted in this one place.
     #[inline]
-    pub fn dequeue(&mut self, now: Ps, hot: &[Hot]) -> Option<u32> {
+    pub fn count_drop(&mut self, cx: &mut Ctx, reason: DropReason) {
+        self.drops[reason as usize] += 1;
+        if reason == DropReason::Notification {
+            cx.counters.notifications_dropped += 1;
+        } else {
+            cx.counters.drops += 1;
+        }
+    }
+
+    /// Counts a mark by this port's marker (and in the run's counters).
+    #[inline]
+    pub fn count_mark(&mut self, cx: &mut Ctx) {
+        self.marked += 1;
+        cx.counters.ecn_marks += 1;
+    }
+
+    /// Counts a packet cut to its header here (CP).
+    #[inline]
+    pub fn count_cut(&mut self) {
+        self.cut += 1;
+    }
+
+    /// The head of the highest-priority non-empty class that is not paused (pFabric: its
+    /// own choice).
+    #[inline]
+    fn dequeue(&mut self, now: Ps, hot: &[Hot]) -> Option<u32> {
         if self.extras & HAS_PFABRIC != 0 {
             self.account(now);
             let q = self.pfabric.as_mut().unwrap();
-            return q.dequeue(&mut self.bytes).map(|e| e.pkt);
+            return q.dequeue(&mut self.bytes, self.paused).map(|e| e.pkt);
         }
         self.dequeue_fifo(now, hot).map(|(pkt, _)| pkt)
     }
@@ -276,11 +424,12 @@ impl Port {
     /// hot part (read here anyway, for its sender); always inlined, as the one per
     /// packet that waited.
     #[inline(always)]
-    pub fn dequeue_fifo(&mut self, now: Ps, hot: &[Hot]) -> Option<(u32, Hot)> {
-        if self.nonempty == 0 {
+    fn dequeue_fifo(&mut self, now: Ps, hot: &[Hot]) -> Option<(u32, Hot)> {
+        let ready = self.nonempty & !self.paused;
+        if ready == 0 {
             return None;
         }
-        let c = self.nonempty.trailing_zeros() as usize;
+        let c = ready.trailing_zeros() as usize;
         let pkt = self.fifo[c].0;
         let h = &hot[pkt as usize];
         self.fifo[c].0 = h.next;
@@ -302,9 +451,170 @@ impl Port {
 
     /// Nothing at all to send: no data and no notification.
     #[inline(always)]
-    pub fn is_idle(&self) -> bool {
+    fn is_idle(&self) -> bool {
         self.is_empty()
             && (self.extras & HAS_NOTIF == 0 || self.notif.as_ref().is_none_or(|n| n.is_empty()))
+    }
+
+    /// Wake this port at `t`: `wake_at` names its one pending `PortFree` event, so a
+    /// wake-up it supersedes is recognised (and ignored) when it pops.
+    #[inline(always)]
+    fn arm_wake(&mut self, cx: &mut Ctx, node: u32, port: u32, t: Ps) {
+        self.wake_at = t;
+        cx.push(t, Ev::PortFree { node, port });
+    }
+
+    /// Something was queued: start it now if the link is free.
+    #[inline(always)]
+    pub fn kick(&mut self, cx: &mut Ctx, node: u32, port: u32) -> Option<Sent> {
+        let now = cx.now;
+        if self.wake_at != NO_WAKE {
+            // A wake-up beyond the end of the current transmission only waits for the
+            // notification cap (strict FastLane): data need not wait for it. If the link
+            // is idle, use it now; if busy, wake when it frees (the later wake-up is
+            // superseded and ignored).
+            if self.wake_at > now && self.wake_at > self.busy_until {
+                if self.busy_until <= now {
+                    self.wake_at = NO_WAKE;
+                    return self.transmit_next(cx, node, port);
+                } else {
+                    let t = self.busy_until;
+                    self.arm_wake(cx, node, port, t);
+                }
+            }
+            return None;
+        }
+        if self.busy_until <= now {
+            self.transmit_next(cx, node, port)
+        } else {
+            let t = self.busy_until;
+            self.arm_wake(cx, node, port, t);
+            None
+        }
+    }
+
+    /// A queued packet was admitted: arm the wake-up for the end of the current
+    /// transmission if none is pending, or start it now (the plain path's tail).
+    #[inline(always)]
+    pub fn queued(&mut self, cx: &mut Ctx, node: u32, port: u32) -> Option<Sent> {
+        if self.wake_at == NO_WAKE && self.busy_until > cx.now {
+            let t = self.busy_until;
+            self.arm_wake(cx, node, port, t);
+            None
+        } else {
+            self.kick(cx, node, port)
+        }
+    }
+
+    /// The `PortFree` event of this port at `time`: unless superseded, the next packet
+    /// goes.
+    #[inline(always)]
+    pub fn on_wake(&mut self, cx: &mut Ctx, node: u32, port: u32, time: Ps) -> Option<Sent> {
+        // Superseded wake-ups (see `kick`) are ignored.
+        if self.wake_at != time {
+            return None;
+        }
+        self.wake_at = NO_WAKE;
+        if self.is_plain() {
+            // `transmit_next` for a plain FIFO port, without the call: the head of the
+            // FIFO goes (one is there: nothing else takes).
+            let (pkt, h) = self.dequeue_fifo(time, &cx.pkts.hot)?;
+            self.transmit(cx, node, port, pkt, h);
+            Some(Sent {
+                pkt,
+                hot: h,
+                mark: false,
+            })
+        } else {
+            self.transmit_next(cx, node, port)
+        }
+    }
+
+    /// The link is free: the next packet goes (a notification the cap allows first, then
+    /// data by class; CoDel decides on a mark as data leaves).
+    fn transmit_next(&mut self, cx: &mut Ctx, node: u32, port: u32) -> Option<Sent> {
+        let now = cx.now;
+        let data_waiting = !self.is_empty();
+        let mut mark = false;
+        let pkt = if self.has_notif()
+            && self
+                .notif
+                .as_ref()
+                .is_some_and(|n| n.ready(now, data_waiting))
+        {
+            let ser = self.serialization(NOTIFICATION_FRAME as u64);
+            self.notif.as_mut().unwrap().pop(now, ser).unwrap()
+        } else if let Some(pkt) = self.dequeue(now, &cx.pkts.hot) {
+            if self.has_codel() {
+                let cold = cx.pkts.get(pkt);
+                if cold.kind == PktKind::Data {
+                    // RFC 8289 `dodequeue` (and Linux) test what stays behind.
+                    let backlog = self.bytes;
+                    let c = self.codel.as_mut().expect("a CoDel port");
+                    mark = c.on_dequeue(now, now - cold.enq, backlog);
+                }
+            }
+            pkt
+        } else {
+            // Only notifications wait, held back by a strict cap: wake when it allows.
+            if let Some(n) = self.notif.as_ref().filter(|n| !n.is_empty()) {
+                let t = n.next_ok().max(now);
+                self.arm_wake(cx, node, port, t);
+            }
+            return None;
+        };
+        let h = *cx.pkts.hot(pkt);
+        self.transmit(cx, node, port, pkt, h);
+        Some(Sent { pkt, hot: h, mark })
+    }
+
+    /// `pkt` (hot part `h`) starts on this port's link now: schedule its arrival at the
+    /// peer and the port's next wake-up.
+    #[inline(always)]
+    fn transmit(&mut self, cx: &mut Ctx, node: u32, port: u32, pkt: u32, h: Hot) {
+        let now = cx.now;
+        let (wire, dst, hash) = (h.wire, h.dst, h.hash);
+        let done = now + self.serialization(wire as u64);
+        self.busy_until = done;
+        let (peer, peer_port, delay) = (self.peer, self.peer_port, self.hop_delay());
+        if !self.is_idle() {
+            // Data, or notifications allowed on an idle link, can follow at once; only a
+            // strict cap makes lone notifications wait longer.
+            let notif = if self.has_notif() {
+                self.notif.as_ref()
+            } else {
+                None
+            };
+            let at = match notif {
+                Some(n) if self.is_empty() && n.strict() => done.max(n.next_ok()),
+                _ => done,
+            };
+            self.arm_wake(cx, node, port, at);
+        }
+        cx.counters.packet_hops += 1;
+        let egress = if peer >= cx.fabric.hosts {
+            cx.forwarding
+                .fixed_egress(&cx.fabric.routes, peer, dst, hash)
+        } else {
+            ROUTE_ON_ARRIVAL
+        };
+        cx.push(
+            done + delay,
+            Ev::Arrive {
+                node: peer,
+                pkt,
+                port: peer_port,
+                egress,
+            },
+        );
+    }
+
+    /// Data waits here for a wake-up later than the end of the current transmission (a
+    /// lapse of work conservation): the wake-up and when the link is free (tests).
+    #[cfg(test)]
+    pub fn waiting_past_free(&self, now: Ps) -> Option<(Ps, Ps)> {
+        let free = self.busy_until.max(now);
+        (!self.is_empty() && self.wake_at > free).then_some((self.wake_at, free))
     }
 
     pub fn mean_bytes(&self, now: Ps) -> f64 {
@@ -313,5 +623,26 @@ impl Port {
         }
         let area = self.area + self.bytes as u128 * (now - self.last_change) as u128;
         area as f64 / now as f64
+    }
+
+    /// What this port reports at time `now`.
+    pub fn report(&self, now: Ps) -> PortReport {
+        PortReport {
+            peer: self.peer,
+            capacity: self.capacity,
+            enqueued: self.enqueued,
+            drops: self.drops,
+            max_bytes: self.max_bytes,
+            mean_bytes: self.mean_bytes(now),
+            rate: self.rate,
+            marked: self.marked,
+            notif: self
+                .notif
+                .as_ref()
+                .map(|n| n.stats().clone())
+                .unwrap_or_default(),
+            notif_capacity: self.notif.as_ref().map_or(0, |n| n.capacity()),
+            cut: self.cut,
+        }
     }
 }

@@ -5,10 +5,11 @@
 
 pub mod cdf;
 pub mod short_long;
+pub mod spec;
 
-use crate::config::{BackgroundSpec, FlowSpec, ResponseSize, WorkloadSpec};
 use crate::rng::Rng;
 use crate::units::{Ps, PS_PER_S};
+use spec::{BackgroundSpec, FlowSpec, ResponseSize, WorkloadSpec};
 use std::collections::VecDeque;
 
 /// Flow class labels, the `class` column of flows.parquet.

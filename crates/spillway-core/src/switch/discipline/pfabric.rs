@@ -89,22 +89,22 @@ impl PFabricQueue {
     }
 
     /// Removes and returns the earliest packet of the flow owning the highest-priority
-    /// packet (the first such packet among equal priorities).
-    pub fn dequeue(&mut self, bytes: &mut u64) -> Option<Entry> {
-        let first = self.q.first()?;
-        let mut best = 0;
-        let mut best_key = first.key();
-        for (i, x) in self.q.iter().enumerate().skip(1) {
-            if x.key() < best_key {
-                best = i;
-                best_key = x.key();
+    /// packet (the first such packet among equal priorities), among the classes not
+    /// `paused` (a bit per class).
+    pub fn dequeue(&mut self, bytes: &mut u64, paused: u8) -> Option<Entry> {
+        let open = |x: &Entry| paused & (1 << x.class) == 0;
+        let mut best: Option<(usize, (u8, u64))> = None;
+        for (i, x) in self.q.iter().enumerate() {
+            if open(x) && best.is_none_or(|(_, k)| x.key() < k) {
+                best = Some((i, x.key()));
             }
         }
+        let (best, _) = best?;
         let flow = self.q[best].flow;
         // The flow's earliest packet is at or before `best` in arrival order.
         let at = self.q[..=best]
             .iter()
-            .position(|x| x.flow == flow)
+            .position(|x| x.flow == flow && open(x))
             .expect("the best packet's flow is queued");
         let x = self.q.remove(at);
         *bytes -= x.wire as u64;
@@ -190,7 +190,7 @@ mod tests {
                     assert!(bytes <= cap);
                 } else {
                     let best = q.q.iter().map(|x| x.key()).min();
-                    let got = q.dequeue(&mut bytes);
+                    let got = q.dequeue(&mut bytes, 0);
                     assert_eq!(got, r.dequeue(), "seed {seed} op {i}");
                     if let Some(x) = got {
                         // The served packet's flow owns a packet of the best priority.
@@ -231,8 +231,34 @@ mod tests {
         ev.clear();
         assert!(!q.enqueue(e(4, 99), &mut bytes, 2000, &mut ev));
         assert!(ev.is_empty());
-        assert_eq!(q.dequeue(&mut bytes).unwrap().pkt, 3);
-        assert_eq!(q.dequeue(&mut bytes).unwrap().pkt, 2);
+        assert_eq!(q.dequeue(&mut bytes, 0).unwrap().pkt, 3);
+        assert_eq!(q.dequeue(&mut bytes, 0).unwrap().pkt, 2);
         assert_eq!(bytes, 0);
+    }
+
+    /// A paused class is passed over: the best packet of the open classes goes, and a
+    /// flow's packets in a paused class wait.
+    #[test]
+    fn paused_classes_are_passed_over() {
+        let mut q = PFabricQueue::default();
+        let mut bytes = 0;
+        let mut ev = Vec::new();
+        let e = |pkt, class, prio, flow| Entry {
+            pkt,
+            class,
+            prio,
+            flow,
+            wire: 100,
+            in_port: 0,
+        };
+        for x in [e(1, 0, 5, 7), e(2, 1, 1, 8), e(3, 1, 9, 7)] {
+            assert!(q.enqueue(x, &mut bytes, 10_000, &mut ev));
+        }
+        // Class 0 paused: flow 8's packet (prio 1, class 1) goes, not flow 7's class-0 one.
+        assert_eq!(q.dequeue(&mut bytes, 0b01).unwrap().pkt, 2);
+        // Flow 7's earliest open packet is in class 1.
+        assert_eq!(q.dequeue(&mut bytes, 0b01).unwrap().pkt, 3);
+        assert!(q.dequeue(&mut bytes, 0b01).is_none());
+        assert_eq!(q.dequeue(&mut bytes, 0).unwrap().pkt, 1);
     }
 }

@@ -10,7 +10,30 @@
 //! The packet kinds of §4.1/§5.1 are two bits on the packet: `cpa` and `ppl`:
 //! normal (0, 0), CP-enabled (1, 0), payload-cut (1, 1), PACK (0, 1, on an ACK).
 
-/// A payload-cut packet before framing: IP 20 + TCP 20 + 12 B timestamp option — the
-/// 66 B of CP §4.6 (footnote 5) once the 14 B MAC header is added; our framing also
-/// counts the FCS, preamble and inter-frame gap.
-pub const CUT_IP_BYTES: u32 = 20 + 20 + 12;
+use crate::packet::cut::CUT_IP_BYTES;
+use crate::packet::wire::wire_bytes;
+use crate::packet::{Packet, PktKind};
+
+/// What CP does with a packet that did not fit the buffer.
+pub enum Cut {
+    /// A normal packet: dropped as on a plain switch.
+    Refused,
+    /// A payload-cut packet or a PACK: it may use the allowance as it is.
+    AsIs,
+    /// A CP-enabled data packet, cut to its headers: this one takes its place.
+    Cut(Packet),
+}
+
+/// CP §4.2 for packet `p` (wire sizes with `framing`).
+pub fn cut(p: &Packet, framing: u32) -> Cut {
+    if p.kind == PktKind::Data && p.cpa && !p.ppl {
+        let mut c = p.clone();
+        c.ppl = true;
+        c.wire = wire_bytes(CUT_IP_BYTES, framing);
+        Cut::Cut(c)
+    } else if p.ppl {
+        Cut::AsIs
+    } else {
+        Cut::Refused
+    }
+}

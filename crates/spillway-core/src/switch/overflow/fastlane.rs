@@ -11,12 +11,25 @@
 //! is work conserving — a notification may use the link when no data waits (§3.3.1);
 //! `strict` forbids that, for the sensitivity study of §5.1.3.
 
+use crate::packet::notification::NOTIFICATION_FRAME;
+use crate::packet::{Packet, PktKind};
 use crate::units::Ps;
 use std::collections::VecDeque;
 
-/// A notification on the wire: Ethernet 14 + IP 20 + TCP 20 + 4 B FastLane option
-/// (the timeout epoch, §3.4.1), padded to the 64 B minimum frame, FCS included.
-pub const NOTIFICATION_FRAME: u32 = 64;
+/// The notification a dropped packet `p` becomes (§3.2): addresses flipped, marked, cut
+/// after the transport header (keeping the original length, sequence and epoch), at top
+/// priority. It leaves by the port the victim arrived on.
+pub fn notification(p: &Packet) -> Packet {
+    let mut n = p.clone();
+    n.kind = PktKind::Notify;
+    n.orig = p.kind;
+    n.src = p.dst;
+    n.dst = p.src;
+    n.class = 0;
+    n.wire = NOTIFICATION_FRAME;
+    n.hash = p.hash.rotate_left(29);
+    n
+}
 
 #[derive(Debug, Clone, Copy)]
 pub struct FastLaneConfig {
@@ -53,7 +66,7 @@ pub struct NotifQueue {
     cfg: FastLaneConfig,
     /// Earliest time the next notification may go out within the cap.
     next_ok: Ps,
-    pub stats: NotifStats,
+    stats: NotifStats,
 }
 
 impl NotifQueue {
@@ -78,6 +91,15 @@ impl NotifQueue {
     /// The notification that would go out next.
     pub fn front(&self) -> Option<u32> {
         self.q.front().map(|&(p, _)| p)
+    }
+
+    pub fn stats(&self) -> &NotifStats {
+        &self.stats
+    }
+
+    /// A notification was made here from a dropped packet.
+    pub fn count_generated(&mut self) {
+        self.stats.generated += 1;
     }
 
     pub fn capacity(&self) -> u64 {

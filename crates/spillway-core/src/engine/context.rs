@@ -1,0 +1,67 @@
+//! The context every component gets from the engine: the time, a way to schedule an
+//! event, the packet arena, the run's counters, and the fabric (wiring, routes and
+//! forwarding, read-only). Components keep their own random streams.
+
+use super::event::Ev;
+use super::queue::EventQueue;
+use crate::fabric::Fabric;
+use crate::output::counters::Counters;
+use crate::packet::Arena;
+use crate::switch::forwarding::Forwarder;
+use crate::units::Ps;
+
+pub struct Ctx {
+    pub now: Ps,
+    queue: EventQueue<Ev>,
+    pub pkts: Arena,
+    pub counters: Counters,
+    pub fabric: Fabric,
+    /// Which next hop a packet takes at a switch (fixed choices are made as a packet is
+    /// sent toward it).
+    pub forwarding: Forwarder,
+    /// Flows' packets dropped in the network since the engine last handed these to the
+    /// hosts: (flow slot, flow id), for the flows' records.
+    flow_drops: Vec<(u32, u64)>,
+}
+
+impl Ctx {
+    pub fn new(queue: EventQueue<Ev>, fabric: Fabric, forwarding: Forwarder) -> Ctx {
+        Ctx {
+            now: 0,
+            queue,
+            pkts: Arena::default(),
+            counters: Counters::default(),
+            fabric,
+            forwarding,
+            flow_drops: Vec::new(),
+        }
+    }
+
+    /// Schedules `ev` at `time` (not before now).
+    #[inline(always)]
+    pub fn push(&mut self, time: Ps, ev: Ev) {
+        self.queue.push(time, ev);
+    }
+
+    /// A data packet or probe of flow `id` (in slot `slot`) was dropped in the network.
+    #[inline]
+    pub fn report_flow_drop(&mut self, slot: u32, id: u64) {
+        self.flow_drops.push((slot, id));
+    }
+
+    /// The drops reported since the last call.
+    #[inline]
+    pub fn flow_drops(&mut self) -> &mut Vec<(u32, u64)> {
+        &mut self.flow_drops
+    }
+
+    #[inline(always)]
+    pub fn queue(&self) -> &EventQueue<Ev> {
+        &self.queue
+    }
+
+    #[inline(always)]
+    pub fn queue_mut(&mut self) -> &mut EventQueue<Ev> {
+        &mut self.queue
+    }
+}

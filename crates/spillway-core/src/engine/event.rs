@@ -1,0 +1,44 @@
+//! The engine's events: 16 bytes each, so a calendar-queue node (time, event, link) is
+//! 32. A component that needs an event kind adds it here, and nothing else in the engine.
+
+/// `Ev::Arrive::egress` when the egress is chosen on arrival.
+pub const ROUTE_ON_ARRIVAL: u16 = u16::MAX;
+
+#[derive(Debug, Clone, Copy)]
+pub enum Ev {
+    /// A packet has been fully received at a node (store-and-forward), by `port`. At a
+    /// switch with fixed routes (one next hop, or ECMP's hash) it carries the egress
+    /// port, chosen when the packet was sent toward it: the event before it can then
+    /// prefetch that port's line (`Sim::prefetch_for`). `ROUTE_ON_ARRIVAL` otherwise
+    /// (hosts, spraying, weighted random forwarding: drawn when the packet arrives).
+    Arrive {
+        node: u32,
+        pkt: u32,
+        port: u16,
+        egress: u16,
+    },
+    /// A port finished serializing and has more queued. This stays an event of its own,
+    /// at its place in the (time, insertion) order: what was processed before it decides
+    /// which packet goes next (strict priority), the bytes that same-time arrivals find
+    /// queued, and the insertion rank of the next packet's `Arrive`, which orders it among
+    /// same-time arrivals at the next node. Starting the next packet early (when the
+    /// previous one starts, or at enqueue) would push that `Arrive` earlier and reorder
+    /// such ties into the same egress FIFO: at least 234 in fattree_websearch's 20 ms,
+    /// 647 in examples/websearch.toml's first 40 ms, so results would change.
+    PortFree { node: u32, port: u32 },
+    /// A flow's earliest timer (RTO or delayed ACK) may be due.
+    Timer { slot: u32 },
+    /// A receiving host finished processing a packet (server model).
+    HostDone { host: u32, pkt: u32 },
+    /// A received packet's host-side latency (`host.rx_jitter`) has passed.
+    HostRx { host: u32, pkt: u32 },
+    /// `host.gro`: the interrupt batch that a flow's held segment came in has been
+    /// handled; the merged segment is acknowledged now.
+    GroFlush { slot: u32 },
+    /// The workload has arrivals due.
+    Workload,
+}
+
+// The event queue's nodes hold time, event and link: 8 + 16 + 4 (+ 4) = 32 bytes
+// (queue.rs).
+const _: () = assert!(std::mem::size_of::<Ev>() == 16);

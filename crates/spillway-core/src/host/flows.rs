@@ -1,0 +1,126 @@
+//! The flow table: a slot per live flow (reused once its record is written), and the
+//! records of flows that have ended, streamed out as they accumulate.
+
+use super::Flow;
+use crate::engine::context::Ctx;
+use crate::output::flows::FlowRecords;
+
+#[derive(Default)]
+pub(super) struct FlowTable {
+    slots: Vec<Option<Flow>>,
+    free: Vec<u32>,
+    active: u64,
+    next_id: u64,
+    records: FlowRecords,
+}
+
+impl FlowTable {
+    /// The next flow's id.
+    pub(super) fn next_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// A slot for a new flow (`flow`), which counts as active.
+    pub(super) fn insert(&mut self, flow: Flow) -> u32 {
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.slots.push(None);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.slots[slot as usize] = Some(flow);
+        self.active += 1;
+        slot
+    }
+
+    pub(super) fn active(&self) -> u64 {
+        self.active
+    }
+
+    /// The flow in `slot`, which is live.
+    #[inline(always)]
+    pub(super) fn get(&mut self, slot: u32) -> &mut Flow {
+        self.slots[slot as usize]
+            .as_mut()
+            .expect("a live flow's slot")
+    }
+
+    /// The flow in `slot`, if any.
+    #[inline(always)]
+    pub(super) fn slot(&mut self, slot: u32) -> Option<&mut Flow> {
+        self.slots[slot as usize].as_mut()
+    }
+
+    /// Flow `id` if it is still the one in `slot` (a packet may outlive its flow).
+    #[inline(always)]
+    pub(super) fn live_mut(&mut self, slot: u32, id: u64) -> Option<&mut Flow> {
+        self.slots[slot as usize].as_mut().filter(|f| f.id == id)
+    }
+
+    /// The live flow with id `id`.
+    pub(super) fn find(&self, id: u64) -> Option<&Flow> {
+        self.slots.iter().flatten().find(|f| f.id == id)
+    }
+
+    /// The occupied slots, in order.
+    pub(super) fn slots(&self) -> Vec<u32> {
+        (0..self.slots.len() as u32)
+            .filter(|&s| self.slots[s as usize].is_some())
+            .collect()
+    }
+
+    /// Writes the record of the flow in `slot` and frees the slot; its transport's
+    /// counts go to the run's counters. `class`: the priority class its data used.
+    pub(super) fn record(&mut self, cx: &mut Ctx, slot: u32, class: u8) {
+        let f = self.slots[slot as usize]
+            .take()
+            .expect("recording a live flow");
+        self.free.push(slot);
+        self.active -= 1;
+        let c = &mut cx.counters;
+        let r = &mut self.records;
+        r.flow_id.push(f.id);
+        r.src.push(f.src);
+        r.dst.push(f.dst);
+        r.size_bytes.push(f.size);
+        r.start_ps.push(f.start);
+        match f.finish {
+            Some(t) => {
+                r.finish_ps.push(t);
+                r.fct_ps.push(t - f.start);
+                r.slowdown.push((t - f.start) as f64 / f.ideal as f64);
+                c.flows_finished += 1;
+            }
+            None => {
+                r.finish_ps.push(u64::MAX);
+                r.fct_ps.push(u64::MAX);
+                r.slowdown.push(f64::NAN);
+                c.flows_unfinished += 1;
+            }
+        }
+        r.ideal_fct_ps.push(f.ideal);
+        r.priority.push(class);
+        r.class.push(f.class);
+        r.query_id.push(f.query);
+        let st = f.conn.stats();
+        r.retransmits.push(st.retransmits);
+        r.timeouts.push(st.timeouts);
+        r.drops.push(f.drops);
+        r.notifications.push(f.notified);
+        c.notifications_stale += st.notifications_stale as u64;
+        c.packs += st.packs as u64;
+        c.undos += st.undos as u64;
+        c.ecn_reductions += st.ecn_reductions as u64;
+        r.delivered_bytes.push(st.delivered_bytes);
+        c.bytes_delivered += st.delivered_bytes;
+        c.duplicate_bytes += st.duplicate_bytes;
+    }
+
+    /// The records written since the last call.
+    pub(super) fn take_records(&mut self) -> FlowRecords {
+        std::mem::take(&mut self.records)
+    }
+}

@@ -1,0 +1,244 @@
+//! Hosts: one component for every end host of the fabric. A host owns its NIC
+//! ([`nic`]), its receive path ([`rx`]: timing noise, interrupt moderation, receive
+//! offload, the server model), the connections of the flows it runs (both ends of each
+//! flow in one slot of the flow table, [`flows`]), the agents that answer protocols of
+//! no flow ([`agent`]), the hook for a host queue discipline ([`qdisc`]), and the
+//! applications that start flows ([`apps`]). Sending is in [`transmit`], receiving and
+//! the demultiplexer in [`receive`].
+
+pub mod agent;
+pub mod apps;
+mod flows;
+pub mod nic;
+pub mod qdisc;
+pub mod receive;
+pub mod rx;
+pub mod transmit;
+
+use crate::engine::context::Ctx;
+use crate::output::flows::FlowRecords;
+use crate::switch::port::PortReport;
+use crate::transport::connection::Segment;
+use crate::transport::{Transport, TransportConfig};
+use crate::units::Ps;
+use crate::workload::{QueryRecord, Traffic};
+use agent::Agent;
+use apps::Apps;
+use flows::FlowTable;
+use nic::Nic;
+use qdisc::Qdisc;
+use rx::{Gro, RxPath};
+
+/// `[host]`, read once (config/host.rs).
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    pub nic_buffer: Option<u64>,
+    pub nic_flow_limit: Option<u64>,
+    /// `host.nic_drop = "local"`: the host's own NIC refusing a segment tells its sender.
+    pub nic_drop_local: bool,
+    pub proc_parallel: u32,
+    pub proc_time: Ps,
+    pub rx_jitter: Ps,
+    pub rx_coalesce: Ps,
+    pub gro: bool,
+}
+
+/// A flow, at both its ends: the connection, and what the hosts keep about it.
+struct Flow {
+    id: u64,
+    src: u32,
+    dst: u32,
+    size: u64,
+    start: Ps,
+    ideal: Ps,
+    class: u8,
+    query: u64,
+    tag: u64,
+    hash: u64,
+    /// Its data packets and probes dropped anywhere.
+    drops: u32,
+    finish: Option<Ps>,
+    /// Time of this flow's pending timer event, if one is queued.
+    timer_ev: Option<Ps>,
+    gro: Gro,
+    /// Data segments waiting in the source host's NIC queue.
+    in_nic: u32,
+    /// Waiting, after a local NIC drop, for its host's NIC to send something.
+    nic_blocked: bool,
+    /// Drop notifications received by either end (FastLane).
+    notified: u32,
+    conn: Transport,
+}
+
+pub struct Hosts {
+    count: u32,
+    nics: Vec<Nic>,
+    rx: RxPath,
+    flows: FlowTable,
+    apps: Apps,
+    agents: Vec<Agent>,
+    qdisc: Qdisc,
+    transport: TransportConfig,
+    framing: u32,
+    seed: u64,
+    /// `host.nic_flow_limit` (TCP Small Queues), u32::MAX for none.
+    nic_limit: u32,
+    nic_drop_local: bool,
+    /// Per host (with `host.nic_drop = "local"`): flows a full NIC refused, woken when
+    /// it next starts a packet.
+    nic_blocked: Vec<Vec<u32>>,
+    /// Set by a local NIC drop, read by `send_segments`.
+    nic_refused: bool,
+    /// Flows whose segment just left their NIC: offered another slot after this event.
+    nic_wake: Vec<u32>,
+    /// Scratch: segments a connection hands over, packets a NIC dropped.
+    segs: Vec<Segment>,
+    dropped: Vec<u32>,
+    /// Every flow has finished and no more will come: the run is over.
+    finished: bool,
+}
+
+impl Hosts {
+    /// The hosts of `cx`'s fabric, their flows running `transport`, the workload's
+    /// flows from `traffic`.
+    pub fn new(
+        cfg: &HostConfig,
+        transport: &TransportConfig,
+        pfabric: bool,
+        traffic: Traffic,
+        cx: &Ctx,
+        framing: u32,
+        seed: u64,
+    ) -> Hosts {
+        let count = cx.fabric.hosts;
+        Hosts {
+            count,
+            nics: (0..count)
+                .map(|h| Nic::new(&cx.fabric.ports(h)[0], cfg.nic_buffer, pfabric))
+                .collect(),
+            rx: RxPath::new(cfg, count, seed),
+            flows: FlowTable::default(),
+            apps: Apps::new(traffic),
+            agents: vec![Agent::ProbeResponder {
+                class: transport.ack_class(),
+            }],
+            qdisc: Qdisc::Fifo,
+            transport: transport.clone(),
+            framing,
+            seed,
+            nic_limit: cfg
+                .nic_flow_limit
+                .map_or(u32::MAX, |v| v.min(u32::MAX as u64) as u32),
+            nic_drop_local: cfg.nic_drop_local,
+            nic_blocked: if cfg.nic_drop_local {
+                vec![Vec::new(); count as usize]
+            } else {
+                Vec::new()
+            },
+            nic_refused: false,
+            nic_wake: Vec::new(),
+            segs: Vec::new(),
+            dropped: Vec::new(),
+            finished: false,
+        }
+    }
+
+    /// The run starts: the workload's first arrivals are scheduled.
+    pub fn start(&mut self, cx: &mut Ctx) {
+        self.apps.schedule(cx);
+    }
+
+    /// Every flow has finished and no more will come.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Ends the run if every flow has finished and no more will come.
+    fn check_done(&mut self) {
+        if self.flows.active() == 0 && self.apps.exhausted() {
+            self.finished = true;
+        }
+    }
+
+    /// The `Workload` event at `time`: its flows start.
+    pub fn on_workload(&mut self, cx: &mut Ctx, time: Ps) {
+        if let Some(mut nf) = self.apps.arrivals(time) {
+            for f in nf.drain(..) {
+                self.start_flow(cx, f);
+            }
+            self.apps.recycle(nf);
+            self.apps.schedule(cx);
+            self.check_done();
+        }
+    }
+
+    /// After each event: the flows whose segments left their NICs may send more.
+    #[inline(always)]
+    pub fn poll_woken(&mut self, cx: &mut Ctx) {
+        while let Some(slot) = self.nic_wake.pop() {
+            self.poll_flow(cx, slot);
+        }
+    }
+
+    /// Drops in the network the engine collected: each counts against its flow.
+    pub fn count_drops(&mut self, drops: &mut Vec<(u32, u64)>) {
+        for (slot, id) in drops.drain(..) {
+            if let Some(f) = self.flows.live_mut(slot, id) {
+                f.drops += 1;
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub fn prefetch_nic(&self, host: u32) {
+        if let Some(n) = self.nics.get(host as usize) {
+            n.prefetch();
+        }
+    }
+
+    /// The run has ended: every flow still there is recorded (finished ones awaiting
+    /// their last ACK, and unfinished ones).
+    pub fn end(&mut self, cx: &mut Ctx) {
+        for slot in self.flows.slots() {
+            self.flows.record(cx, slot, self.transport.data_class());
+        }
+        cx.counters.queries_unfinished = self.apps.open_queries();
+    }
+
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    pub fn active_flows(&self) -> u64 {
+        self.flows.active()
+    }
+
+    pub fn has_queries(&self) -> bool {
+        self.apps.has_queries()
+    }
+
+    /// Flow records finished since the last call.
+    pub fn take_flows(&mut self) -> FlowRecords {
+        self.flows.take_records()
+    }
+
+    /// Query records finished since the last call.
+    pub fn take_queries(&mut self) -> Vec<QueryRecord> {
+        self.apps.take_queries()
+    }
+
+    /// Every NIC's report, host by host.
+    pub fn reports(&self, now: Ps) -> Vec<PortReport> {
+        self.nics.iter().map(|n| n.report(now)).collect()
+    }
+
+    /// The NICs, host by host.
+    pub fn nics(&self) -> &[Nic] {
+        &self.nics
+    }
+
+    /// The connection of a live flow, for tests.
+    pub fn connection(&self, flow_id: u64) -> Option<&Transport> {
+        self.flows.find(flow_id).map(|f| &f.conn)
+    }
+}

@@ -1,0 +1,112 @@
+//! A host's NIC: a port like a switch's (its buffer `host.nic_buffer`, and with pFabric's
+//! queue it serves by priority too, pFabric §4.1), but no marker and no overflow action
+//! beyond the drop. What leaves or is dropped here matters to the host's flows (TCP Small
+//! Queues, local drops), so the NIC tells the host: the packets it dropped, the one it
+//! started.
+
+use crate::engine::context::Ctx;
+use crate::fabric::LinkEnd;
+use crate::switch::discipline::pfabric::{Entry, PFabricQueue};
+use crate::switch::marking::threshold::Threshold;
+use crate::switch::port::{DropReason, Offer, Port, PortReport, Sent};
+use crate::units::Ps;
+
+pub struct Nic {
+    port: Port,
+    /// pFabric victims of the current admission.
+    evicted: Vec<Entry>,
+}
+
+impl Nic {
+    /// The NIC at the host end of `link`; `buffer`: `host.nic_buffer` (unbounded when
+    /// absent); `pfabric`: serve by priority.
+    pub fn new(link: &LinkEnd, buffer: Option<u64>, pfabric: bool) -> Nic {
+        let mut port = Port::new(link, buffer.unwrap_or(u64::MAX));
+        port.install(
+            pfabric.then(Box::<PFabricQueue>::default),
+            None,
+            None,
+            Threshold::OFF,
+        );
+        Nic {
+            port,
+            evicted: Vec::new(),
+        }
+    }
+
+    /// Offers `pkt` of host `host`. The packets it drops (pFabric's victims, then the
+    /// offered one if it does not fit) go to `dropped`, counted and still allocated,
+    /// for the host to account; the packet the link started, if any, is returned.
+    #[inline(always)]
+    pub fn offer(
+        &mut self,
+        cx: &mut Ctx,
+        host: u32,
+        pkt: u32,
+        dropped: &mut Vec<u32>,
+    ) -> Option<Sent> {
+        match self.port.offer(cx, host, 0, pkt) {
+            Offer::Sent(hot) => Some(Sent {
+                pkt,
+                hot,
+                mark: false,
+            }),
+            Offer::Queued => None,
+            Offer::Slow => self.offer_slow(cx, host, pkt, dropped),
+        }
+    }
+
+    #[inline(never)]
+    fn offer_slow(
+        &mut self,
+        cx: &mut Ctx,
+        host: u32,
+        pkt: u32,
+        dropped: &mut Vec<u32>,
+    ) -> Option<Sent> {
+        let p = &mut self.port;
+        if p.is_plain() {
+            if p.enqueue(cx.now, pkt, &mut cx.pkts.hot, 0) {
+                return p.queued(cx, host, 0);
+            }
+            p.count_drop(cx, DropReason::Full);
+            dropped.push(pkt);
+            return None;
+        }
+        let (hot, cold) = (cx.pkts.hot(pkt), cx.pkts.get(pkt));
+        let e = Entry {
+            pkt,
+            class: hot.class,
+            prio: cold.prio,
+            flow: cold.flow_id,
+            wire: hot.wire as u32,
+            in_port: u16::MAX,
+        };
+        let admitted = p.enqueue_pfabric(cx, e, &mut self.evicted);
+        dropped.extend(self.evicted.drain(..).map(|v| v.pkt));
+        if !admitted {
+            dropped.push(pkt);
+            return None;
+        }
+        p.kick(cx, host, 0)
+    }
+
+    /// The NIC's wake-up at `time`: the next packet, if any, starts.
+    #[inline(always)]
+    pub fn on_wake(&mut self, cx: &mut Ctx, host: u32, time: Ps) -> Option<Sent> {
+        self.port.on_wake(cx, host, 0, time)
+    }
+
+    #[inline(always)]
+    pub fn prefetch(&self) {
+        self.port.prefetch();
+    }
+
+    pub fn port(&self) -> &Port {
+        &self.port
+    }
+
+    pub fn report(&self, now: Ps) -> PortReport {
+        self.port.report(now)
+    }
+}
