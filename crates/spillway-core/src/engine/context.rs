@@ -4,6 +4,7 @@
 
 use super::event::Ev;
 use super::queue::EventQueue;
+use super::StopReason;
 use crate::fabric::Fabric;
 use crate::output::counters::Counters;
 use crate::packet::Arena;
@@ -19,9 +20,12 @@ pub struct Ctx {
     /// Which next hop a packet takes at a switch (fixed choices are made as a packet is
     /// sent toward it).
     pub forwarding: Forwarder,
-    /// Flows' packets dropped in the network since the engine last handed these to the
-    /// hosts: (flow slot, flow id), for the flows' records.
+    /// Flows' packets dropped in the network and not yet counted against their flows:
+    /// (flow slot, flow id). The hosts count them before they write a flow's record.
     flow_drops: Vec<(u32, u64)>,
+    /// Why the run stops, once a component or the engine has said so (`Running` until
+    /// then): the loop's one check an event.
+    pub stop: StopReason,
 }
 
 impl Ctx {
@@ -34,6 +38,7 @@ impl Ctx {
             fabric,
             forwarding,
             flow_drops: Vec::new(),
+            stop: StopReason::Running,
         }
     }
 
@@ -49,7 +54,7 @@ impl Ctx {
         self.flow_drops.push((slot, id));
     }
 
-    /// The drops reported since the last call.
+    /// The drops reported and not yet counted.
     #[inline]
     pub fn flow_drops(&mut self) -> &mut Vec<(u32, u64)> {
         &mut self.flow_drops

@@ -86,7 +86,8 @@ pub struct Sim {
     /// unset): one compare an event.
     end_time: Ps,
     event_limit: u64,
-    stop: StopReason,
+    /// The run's end has been processed (flows recorded).
+    ended: bool,
 }
 
 impl Sim {
@@ -138,7 +139,7 @@ impl Sim {
             switches,
             end_time: sc.run.duration.unwrap_or(crate::units::HORIZON),
             event_limit: sc.run.max_events.unwrap_or(u64::MAX),
-            stop: StopReason::Running,
+            ended: false,
         })
     }
 
@@ -147,11 +148,11 @@ impl Sim {
     }
 
     pub fn stop_reason(&self) -> StopReason {
-        self.stop
+        self.cx.stop
     }
 
     pub fn finished(&self) -> bool {
-        self.stop != StopReason::Running
+        self.cx.stop != StopReason::Running
     }
 
     pub fn active_flows(&self) -> u64 {
@@ -180,20 +181,20 @@ impl Sim {
                 break;
             }
             let Some((time, ev)) = self.cx.queue_mut().pop() else {
-                self.end(if self.hosts.active_flows() > 0 {
+                self.cx.stop = if self.hosts.active_flows() > 0 {
                     StopReason::Stalled
                 } else {
                     StopReason::AllFlowsDone
-                });
+                };
                 break;
             };
             if time > self.end_time {
                 self.cx.now = self.end_time;
-                self.end(if self.end_time == crate::units::HORIZON {
+                self.cx.stop = if self.end_time == crate::units::HORIZON {
                     StopReason::Horizon
                 } else {
                     StopReason::Duration
-                });
+                };
                 break;
             }
             self.cx.now = time;
@@ -205,15 +206,12 @@ impl Sim {
             }
             self.dispatch(time, ev);
             self.hosts.poll_woken(&mut self.cx);
-            if !self.cx.flow_drops().is_empty() {
-                self.hosts.count_drops(self.cx.flow_drops());
-            }
-            if self.hosts.finished() {
-                self.end(StopReason::AllFlowsDone);
-            }
         }
         if self.cx.counters.events >= self.event_limit && !self.finished() {
-            self.end(StopReason::MaxEvents);
+            self.cx.stop = StopReason::MaxEvents;
+        }
+        if self.finished() && !self.ended {
+            self.end();
         }
         self.finished()
     }
@@ -284,8 +282,9 @@ impl Sim {
         while !self.step(1 << 20) {}
     }
 
-    fn end(&mut self, why: StopReason) {
-        self.stop = why;
+    /// The run has stopped: the flows still there are recorded.
+    fn end(&mut self) {
+        self.ended = true;
         self.hosts.end(&mut self.cx);
         self.cx.counters.peak_packets = self.cx.pkts.capacity() as u64;
     }

@@ -280,7 +280,9 @@ impl<T: Copy> EventQueue<T> {
     }
 
     /// Moves the cursor to the next slot holding events, and returns its earliest
-    /// event; the others wait in `cur`.
+    /// event; the others wait in `cur`. Inlined into the loop, as before the engine's
+    /// dispatch grew (as a call, ~9 instructions more an event).
+    #[inline(always)]
     fn advance(&mut self) -> (Ps, T) {
         let next_ring = self.next_occupied();
         self.cursor = next_ring.min(self.far_slot);

@@ -16,6 +16,7 @@ pub mod rx;
 pub mod transmit;
 
 use crate::engine::context::Ctx;
+use crate::engine::StopReason;
 use crate::output::flows::FlowRecords;
 use crate::switch::port::PortReport;
 use crate::transport::connection::Segment;
@@ -94,8 +95,6 @@ pub struct Hosts {
     /// Scratch: segments a connection hands over, packets a NIC dropped.
     segs: Vec<Segment>,
     dropped: Vec<u32>,
-    /// Every flow has finished and no more will come: the run is over.
-    finished: bool,
 }
 
 impl Hosts {
@@ -139,7 +138,6 @@ impl Hosts {
             nic_wake: Vec::new(),
             segs: Vec::new(),
             dropped: Vec::new(),
-            finished: false,
         }
     }
 
@@ -148,15 +146,10 @@ impl Hosts {
         self.apps.schedule(cx);
     }
 
-    /// Every flow has finished and no more will come.
-    pub fn finished(&self) -> bool {
-        self.finished
-    }
-
     /// Ends the run if every flow has finished and no more will come.
-    fn check_done(&mut self) {
+    fn check_done(&mut self, cx: &mut Ctx) {
         if self.flows.active() == 0 && self.apps.exhausted() {
-            self.finished = true;
+            cx.stop = StopReason::AllFlowsDone;
         }
     }
 
@@ -168,7 +161,7 @@ impl Hosts {
             }
             self.apps.recycle(nf);
             self.apps.schedule(cx);
-            self.check_done();
+            self.check_done(cx);
         }
     }
 
@@ -180,13 +173,19 @@ impl Hosts {
         }
     }
 
-    /// Drops in the network the engine collected: each counts against its flow.
-    pub fn count_drops(&mut self, drops: &mut Vec<(u32, u64)>) {
-        for (slot, id) in drops.drain(..) {
-            if let Some(f) = self.flows.live_mut(slot, id) {
-                f.drops += 1;
+    /// Writes the record of the flow in `slot`, once the drops reported in the network
+    /// have been counted against their flows (they are counted only now: a flow's count
+    /// is read only for its record, and a report names the flow's id, so one of a flow
+    /// since gone from its slot counts for nothing).
+    fn record(&mut self, cx: &mut Ctx, slot: u32) {
+        if !cx.flow_drops().is_empty() {
+            for (s, id) in cx.flow_drops().drain(..) {
+                if let Some(f) = self.flows.live_mut(s, id) {
+                    f.drops += 1;
+                }
             }
         }
+        self.flows.record(cx, slot, self.transport.data_class());
     }
 
     #[inline(always)]
@@ -200,7 +199,7 @@ impl Hosts {
     /// their last ACK, and unfinished ones).
     pub fn end(&mut self, cx: &mut Ctx) {
         for slot in self.flows.slots() {
-            self.flows.record(cx, slot, self.transport.data_class());
+            self.record(cx, slot);
         }
         cx.counters.queries_unfinished = self.apps.open_queries();
     }

@@ -46,9 +46,9 @@ impl Nic {
         dropped: &mut Vec<u32>,
     ) -> Option<Sent> {
         match self.port.offer(cx, host, 0, pkt) {
-            Offer::Sent(hot) => Some(Sent {
+            Offer::Sent(kind) => Some(Sent {
                 pkt,
-                hot,
+                kind,
                 mark: false,
             }),
             Offer::Queued => None,

@@ -247,8 +247,8 @@ impl Hosts {
                 self.send_segments(cx, slot, &mut segs);
                 self.segs = segs;
                 if done {
-                    self.flows.record(cx, slot, self.transport.data_class());
-                    self.check_done();
+                    self.record(cx, slot);
+                    self.check_done(cx);
                 } else {
                     self.arm_timer(cx, slot);
                 }

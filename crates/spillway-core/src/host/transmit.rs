@@ -223,7 +223,7 @@ impl Hosts {
     /// flow, and any packet leaving lets the flows a full NIC refused try again.
     #[inline(always)]
     fn left_nic(&mut self, cx: &mut Ctx, host: u32, s: Sent) {
-        if matches!(s.hot.kind, PktKind::Data | PktKind::Probe) {
+        if matches!(s.kind, PktKind::Data | PktKind::Probe) {
             self.data_left_nic(cx, host, s.pkt);
         } else if self
             .nic_blocked

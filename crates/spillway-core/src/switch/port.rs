@@ -23,10 +23,13 @@ pub const CLASSES: usize = 8;
 /// `Port::wake_at` when no wake-up is pending.
 pub const NO_WAKE: Ps = Ps::MAX;
 
-/// `Port::extras` bits: which optional mechanisms the port has.
+/// `Port::extras` bits: which optional mechanisms the port has, and whether a class is
+/// paused (then the port takes its slow paths, which honour the paused mask: the fast
+/// paths never look at it).
 const HAS_PFABRIC: u8 = 1;
 const HAS_NOTIF: u8 = 2;
 const HAS_CODEL: u8 = 4;
+const PAUSED: u8 = 8;
 
 /// Why a port did not keep a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,19 +50,20 @@ pub enum DropReason {
 
 pub const DROP_REASONS: usize = 5;
 
-/// A packet a port has started on its link: who, its hot part, and whether the port's
-/// marker chose it as it left (CoDel marks at dequeue).
+/// A packet a port has started on its link: who, its kind, and whether the port's
+/// marker chose it as it left (CoDel marks at dequeue). Eight bytes: it travels in a
+/// register.
 #[derive(Debug, Clone, Copy)]
 pub struct Sent {
     pub pkt: u32,
-    pub hot: Hot,
+    pub kind: PktKind,
     pub mark: bool,
 }
 
 /// What a packet offered to a port's fast path became.
 pub enum Offer {
-    /// It started on the idle link at once.
-    Sent(Hot),
+    /// It started on the idle link at once (its kind).
+    Sent(PktKind),
     /// It queued behind a busy link.
     Queued,
     /// Neither: the owner takes it through its full pipeline.
@@ -207,14 +211,24 @@ impl Port {
         }
     }
 
-    /// A plain FIFO port: no pFabric queue, notification queue or CoDel.
+    /// A plain FIFO port: no pFabric queue, notification queue or CoDel, no class paused.
     #[inline]
     pub fn is_plain(&self) -> bool {
         debug_assert_eq!(
             self.extras == 0,
-            self.pfabric.is_none() && self.notif.is_none() && self.codel.is_none()
+            self.pfabric.is_none()
+                && self.notif.is_none()
+                && self.codel.is_none()
+                && self.paused == 0
         );
         self.extras == 0
+    }
+
+    /// Flow control: the classes in `mask` may start no new packet until resumed
+    /// (a packet on the wire finishes).
+    pub fn set_paused(&mut self, mask: u8) {
+        self.paused = mask;
+        self.extras = (self.extras & !PAUSED) | if mask != 0 { PAUSED } else { 0 };
     }
 
     // The optional mechanisms, from the flags in the port's first cache line: asking
@@ -261,11 +275,11 @@ impl Port {
         prefetch(self as *const Port as *const u8);
     }
 
-    /// Nothing queued, no class paused and the link free at `now`: a packet can start at
-    /// once.
+    /// Nothing queued and the link free at `now`: a packet can start at once (on a plain
+    /// port, where no class is paused).
     #[inline]
     fn idle_at(&self, now: Ps) -> bool {
-        self.nonempty == 0 && self.paused == 0 && self.busy_until <= now && self.wake_at == NO_WAKE
+        self.nonempty == 0 && self.busy_until <= now && self.wake_at == NO_WAKE
     }
 
     /// [`Port::enqueue`] immediately followed by [`Port::dequeue`] on an idle plain port:
@@ -316,7 +330,7 @@ impl Port {
                 let h = *cx.pkts.hot(pkt);
                 if self.pass_through(h.wire as u64) {
                     self.transmit(cx, node, port, pkt, h);
-                    return Offer::Sent(h);
+                    return Offer::Sent(h.kind);
                 }
             } else if self.mark_above.is_off()
                 && (self.busy_until > now || (self.wake_at != NO_WAKE && self.wake_at <= now))
@@ -417,15 +431,16 @@ impl Port {
             let q = self.pfabric.as_mut().unwrap();
             return q.dequeue(&mut self.bytes, self.paused).map(|e| e.pkt);
         }
-        self.dequeue_fifo(now, hot).map(|(pkt, _)| pkt)
+        let open = !self.paused;
+        self.dequeue_fifo(now, hot, open).map(|(pkt, _)| pkt)
     }
 
-    /// [`Port::dequeue`] for a port known to have no pFabric queue, with the packet's
-    /// hot part (read here anyway, for its sender); always inlined, as the one per
-    /// packet that waited.
+    /// [`Port::dequeue`] for a port known to have no pFabric queue, from the classes in
+    /// `open` (a plain port passes them all), with the packet's hot part (read here
+    /// anyway, for its sender); always inlined, as the one per packet that waited.
     #[inline(always)]
-    fn dequeue_fifo(&mut self, now: Ps, hot: &[Hot]) -> Option<(u32, Hot)> {
-        let ready = self.nonempty & !self.paused;
+    fn dequeue_fifo(&mut self, now: Ps, hot: &[Hot], open: u8) -> Option<(u32, Hot)> {
+        let ready = self.nonempty & open;
         if ready == 0 {
             return None;
         }
@@ -518,11 +533,11 @@ impl Port {
         if self.is_plain() {
             // `transmit_next` for a plain FIFO port, without the call: the head of the
             // FIFO goes (one is there: nothing else takes).
-            let (pkt, h) = self.dequeue_fifo(time, &cx.pkts.hot)?;
+            let (pkt, h) = self.dequeue_fifo(time, &cx.pkts.hot, u8::MAX)?;
             self.transmit(cx, node, port, pkt, h);
             Some(Sent {
                 pkt,
-                hot: h,
+                kind: h.kind,
                 mark: false,
             })
         } else {
@@ -565,7 +580,11 @@ impl Port {
         };
         let h = *cx.pkts.hot(pkt);
         self.transmit(cx, node, port, pkt, h);
-        Some(Sent { pkt, hot: h, mark })
+        Some(Sent {
+            pkt,
+            kind: h.kind,
+            mark,
+        })
     }
 
     /// `pkt` (hot part `h`) starts on this port's link now: schedule its arrival at the

@@ -671,6 +671,7 @@ impl<C: CongestionControl> TcpSender<C> {
     /// Sends what the window allows, resends first, up to `limit` segments in `out`.
     /// `polled`: a poll from the host's NIC, not an ACK, a timer or a notification; TSO
     /// deferral does not re-stamp its time then.
+    #[inline(never)]
     fn send_available(&mut self, now: Ps, limit: usize, out: &mut Vec<Segment>, polled: bool) {
         let t = self.template(now);
         if out.len() < limit && self.probe.send_due() {
