@@ -4,12 +4,36 @@
 
 use super::event::Ev;
 use super::queue::EventQueue;
-use super::StopReason;
 use crate::fabric::Fabric;
 use crate::output::counters::Counters;
 use crate::packet::Arena;
 use crate::switch::forwarding::Forwarder;
 use crate::units::Ps;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    Running,
+    AllFlowsDone,
+    Duration,
+    MaxEvents,
+    /// The clock reached [`crate::units::HORIZON`] (a run with no `run.duration`).
+    Horizon,
+    /// No event left while flows are unfinished: a simulator bug, reported, not hidden.
+    Stalled,
+}
+
+impl StopReason {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            StopReason::Running => "running",
+            StopReason::AllFlowsDone => "all_flows_done",
+            StopReason::Duration => "duration",
+            StopReason::MaxEvents => "max_events",
+            StopReason::Horizon => "horizon",
+            StopReason::Stalled => "stalled",
+        }
+    }
+}
 
 pub struct Ctx {
     pub now: Ps,

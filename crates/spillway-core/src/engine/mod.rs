@@ -26,6 +26,7 @@ use crate::transport::tcp::sender::TcpSender;
 use crate::units::Ps;
 use crate::workload::{QueryRecord, Traffic};
 use context::Ctx;
+pub use context::StopReason;
 use event::{Ev, ROUTE_ON_ARRIVAL};
 use queue::EventQueue;
 
@@ -34,31 +35,6 @@ use queue::EventQueue;
 /// k=16 (6144 ports of 256 B, 1.5 MB) 8-10% less wall time, k=8 (768 ports, 192 KB)
 /// no change, incast on a star (130 ports) ~4% more. So it is on above 512 KB of ports.
 const PREFETCH_ABOVE_BYTES: usize = 512 << 10;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopReason {
-    Running,
-    AllFlowsDone,
-    Duration,
-    MaxEvents,
-    /// The clock reached [`crate::units::HORIZON`] (a run with no `run.duration`).
-    Horizon,
-    /// No event left while flows are unfinished: a simulator bug, reported, not hidden.
-    Stalled,
-}
-
-impl StopReason {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            StopReason::Running => "running",
-            StopReason::AllFlowsDone => "all_flows_done",
-            StopReason::Duration => "duration",
-            StopReason::MaxEvents => "max_events",
-            StopReason::Horizon => "horizon",
-            StopReason::Stalled => "stalled",
-        }
-    }
-}
 
 /// Calendar geometry for this network: slots narrow enough to hold about four events
 /// each when every host link is busy (~4 events per packet-time per host), so that a slot

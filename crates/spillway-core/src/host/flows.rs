@@ -1,9 +1,38 @@
 //! The flow table: a slot per live flow (reused once its record is written), and the
 //! records of flows that have ended, streamed out as they accumulate.
 
-use super::Flow;
+use super::rx::Gro;
 use crate::engine::context::Ctx;
 use crate::output::flows::FlowRecords;
+use crate::transport::Transport;
+use crate::units::Ps;
+
+/// A flow, at both its ends: the connection, and what the hosts keep about it.
+pub(super) struct Flow {
+    pub(super) id: u64,
+    pub(super) src: u32,
+    pub(super) dst: u32,
+    pub(super) size: u64,
+    pub(super) start: Ps,
+    pub(super) ideal: Ps,
+    pub(super) class: u8,
+    pub(super) query: u64,
+    pub(super) tag: u64,
+    pub(super) hash: u64,
+    /// Its data packets and probes dropped anywhere.
+    pub(super) drops: u32,
+    pub(super) finish: Option<Ps>,
+    /// Time of this flow's pending timer event, if one is queued.
+    pub(super) timer_ev: Option<Ps>,
+    pub(super) gro: Gro,
+    /// Data segments waiting in the source host's NIC queue.
+    pub(super) in_nic: u32,
+    /// Waiting, after a local NIC drop, for its host's NIC to send something.
+    pub(super) nic_blocked: bool,
+    /// Drop notifications received by either end (FastLane).
+    pub(super) notified: u32,
+    pub(super) conn: Transport,
+}
 
 #[derive(Default)]
 pub(super) struct FlowTable {

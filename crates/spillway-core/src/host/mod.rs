@@ -8,6 +8,7 @@
 
 pub mod agent;
 pub mod apps;
+pub mod config;
 mod flows;
 pub mod nic;
 pub mod qdisc;
@@ -16,7 +17,7 @@ pub mod rx;
 pub mod transmit;
 
 use crate::engine::context::Ctx;
-use crate::engine::StopReason;
+use crate::engine::context::StopReason;
 use crate::output::flows::FlowRecords;
 use crate::switch::port::PortReport;
 use crate::transport::connection::Segment;
@@ -26,50 +27,11 @@ use crate::workload::{QueryRecord, Traffic};
 use agent::Agent;
 use apps::Apps;
 use flows::FlowTable;
+
+pub use config::HostConfig;
 use nic::Nic;
 use qdisc::Qdisc;
-use rx::{Gro, RxPath};
-
-/// `[host]`, read once (config/host.rs).
-#[derive(Debug, Clone)]
-pub struct HostConfig {
-    pub nic_buffer: Option<u64>,
-    pub nic_flow_limit: Option<u64>,
-    /// `host.nic_drop = "local"`: the host's own NIC refusing a segment tells its sender.
-    pub nic_drop_local: bool,
-    pub proc_parallel: u32,
-    pub proc_time: Ps,
-    pub rx_jitter: Ps,
-    pub rx_coalesce: Ps,
-    pub gro: bool,
-}
-
-/// A flow, at both its ends: the connection, and what the hosts keep about it.
-struct Flow {
-    id: u64,
-    src: u32,
-    dst: u32,
-    size: u64,
-    start: Ps,
-    ideal: Ps,
-    class: u8,
-    query: u64,
-    tag: u64,
-    hash: u64,
-    /// Its data packets and probes dropped anywhere.
-    drops: u32,
-    finish: Option<Ps>,
-    /// Time of this flow's pending timer event, if one is queued.
-    timer_ev: Option<Ps>,
-    gro: Gro,
-    /// Data segments waiting in the source host's NIC queue.
-    in_nic: u32,
-    /// Waiting, after a local NIC drop, for its host's NIC to send something.
-    nic_blocked: bool,
-    /// Drop notifications received by either end (FastLane).
-    notified: u32,
-    conn: Transport,
-}
+use rx::RxPath;
 
 pub struct Hosts {
     count: u32,

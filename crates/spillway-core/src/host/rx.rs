@@ -3,7 +3,7 @@
 //! (`host.gro`, per flow in [`Gro`]) and the server model (`host.proc_time` with
 //! `host.proc_parallel`, FastLane §4.2.1).
 
-use super::HostConfig;
+use super::config::HostConfig;
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
 use crate::rng::{component, Rng};

@@ -3,8 +3,9 @@
 //! with them (starts them, drops them, refuses them: `host.nic_drop`) comes back to the
 //! flows, along with their timers.
 
+use super::flows::Flow;
 use super::rx::Gro;
-use super::{Flow, Hosts};
+use super::Hosts;
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
 use crate::output::ideal::ideal_fct;

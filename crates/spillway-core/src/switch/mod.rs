@@ -8,6 +8,7 @@
 //! [`overflow`] (drop, FastLane, Source Quench, CP's cut) and [`forwarding`] (ECMP,
 //! spraying, weighted routes).
 
+pub mod config;
 pub mod discipline;
 pub mod forwarding;
 pub mod marking;
@@ -18,39 +19,10 @@ pub mod port;
 use crate::engine::context::Ctx;
 use crate::fabric::Fabric;
 use crate::rng::{component, Rng};
-use forwarding::Forwarding;
-use marking::codel::CodelConfig;
 use oq::OqSwitch;
-use overflow::fastlane::FastLaneConfig;
-use overflow::Overflow;
 use port::{Port, PortReport};
 
-/// `switch.queue`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QueueKind {
-    DropTail,
-    PFabric,
-}
-
-/// `[switch]`, read once (config/switch.rs).
-#[derive(Debug, Clone)]
-pub struct SwitchConfig {
-    pub buffer: u64,
-    /// Buffer of host-facing switch ports.
-    pub edge_buffer: u64,
-    /// Buffer of the top tier's ports.
-    pub spine_buffer: u64,
-    /// DCTCP-style marking threshold K, when `switch.ecn = "threshold"`.
-    pub ecn_threshold: Option<u64>,
-    /// CP's extra allowance for payload-cut packets and PACKs.
-    pub cut_extra: u64,
-    pub forwarding: Forwarding,
-    pub queue: QueueKind,
-    pub overflow: Overflow,
-    pub fastlane: FastLaneConfig,
-    /// CoDel marking, when `switch.ecn = "codel"`.
-    pub codel: Option<CodelConfig>,
-}
+pub use config::{QueueKind, SwitchConfig};
 
 /// A switch, dispatched statically.
 pub enum Switch {

@@ -3,6 +3,7 @@
 //! What the pipeline's stages decide is theirs ([`super::discipline`],
 //! [`super::marking`], [`super::overflow`]); this module runs them in order.
 
+use super::config::{QueueKind, SwitchConfig};
 use super::discipline::pfabric::{Entry, PFabricQueue};
 use super::forwarding::ecmp;
 use super::marking::codel::Codel;
@@ -12,7 +13,6 @@ use super::overflow::fastlane::{self, NotifQueue};
 use super::overflow::source_quench;
 use super::overflow::Overflow;
 use super::port::{DropReason, Offer, Port, PortReport, Sent};
-use super::{QueueKind, SwitchConfig};
 use crate::engine::context::Ctx;
 use crate::engine::event::ROUTE_ON_ARRIVAL;
 use crate::fabric::Fabric;

@@ -1,0 +1,17 @@
+//! `[host]`, as the hosts take it (read once by config/host.rs).
+
+use crate::units::Ps;
+
+/// `[host]`, read once (config/host.rs).
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    pub nic_buffer: Option<u64>,
+    pub nic_flow_limit: Option<u64>,
+    /// `host.nic_drop = "local"`: the host's own NIC refusing a segment tells its sender.
+    pub nic_drop_local: bool,
+    pub proc_parallel: u32,
+    pub proc_time: Ps,
+    pub rx_jitter: Ps,
+    pub rx_coalesce: Ps,
+    pub gro: bool,
+}
