@@ -41,7 +41,7 @@ const PREFETCH_ABOVE_BYTES: usize = 512 << 10;
 /// needs little sorting, and a ring long enough to hold the furthest hop (propagation +
 /// serialization of a jumbo frame) twice over.
 fn queue_geometry(t: &TopologySpec, fabric: &Fabric) -> (u32, u32) {
-    let events_per_s = fabric.hosts as f64 * t.link_rate as f64 / (8.0 * 1538.0) * 4.0;
+    let events_per_s = fabric.hosts() as f64 * t.link_rate as f64 / (8.0 * 1538.0) * 4.0;
     // Measured (callgrind, fat-trees k=8 and k=16), with a slot's events insertion-sorted
     // as the cursor reaches it: 4 per slot beats 2 (more cursor moves, a ring twice as
     // long: D1 misses per hop 8.24 / 9.65 against 8.12 / 9.42) and 8 (more sorting:
@@ -84,10 +84,10 @@ impl Sim {
         // One switch for both prefetches, the calendar's and `Sim::prefetch_for`.
         let port_bytes = fabric.all_ports().len() * std::mem::size_of::<Port>();
         queue.set_prefetch(port_bytes > PREFETCH_ABOVE_BYTES);
-        let forwarding = Forwarder::new(sc.switch.forwarding, &fabric.routes);
+        let forwarding = Forwarder::new(sc.switch.forwarding, fabric.routes());
         let mut cx = Ctx::new(queue, fabric, forwarding);
         let framing = sc.topology.framing_bytes;
-        let hosts = cx.fabric.hosts;
+        let hosts = cx.fabric.hosts();
         let switches = (hosts..cx.fabric.node_count() as u32)
             .map(|n| Switch::new(&sc.switch, &cx.fabric, n, seed, framing))
             .collect();
@@ -196,7 +196,7 @@ impl Sim {
     #[inline(always)]
     fn dispatch(&mut self, time: Ps, ev: Ev) {
         let cx = &mut self.cx;
-        let hosts = cx.fabric.hosts;
+        let hosts = cx.fabric.hosts();
         match ev {
             Ev::Arrive {
                 node,
@@ -231,7 +231,7 @@ impl Sim {
     /// in L2 when their event comes (docs/performance.md § Scale).
     #[inline(always)]
     fn prefetch_for(&self, ev: Ev) {
-        let hosts = self.cx.fabric.hosts;
+        let hosts = self.cx.fabric.hosts();
         match ev {
             Ev::Arrive {
                 node, pkt, egress, ..
@@ -281,7 +281,7 @@ impl Sim {
         for (h, rep) in self.hosts.reports(now).into_iter().enumerate() {
             r.push(h as u32, 0, false, &rep);
         }
-        let hosts = self.cx.fabric.hosts;
+        let hosts = self.cx.fabric.hosts();
         for (s, sw) in self.switches.iter().enumerate() {
             for (i, rep) in sw.reports(now).iter().enumerate() {
                 r.push(hosts + s as u32, i as u32, true, rep);
@@ -291,7 +291,7 @@ impl Sim {
     }
 
     pub fn hosts(&self) -> u32 {
-        self.cx.fabric.hosts
+        self.cx.fabric.hosts()
     }
 
     /// The sender of a live flow, for tests.

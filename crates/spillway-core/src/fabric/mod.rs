@@ -30,14 +30,14 @@ pub struct LinkEnd {
 }
 
 pub struct Fabric {
-    pub hosts: u32,
+    hosts: u32,
     /// First node of the top switch tier (leaf_spine spines, fat_tree cores), if any.
-    pub top_tier: Option<u32>,
+    top_tier: Option<u32>,
     /// Every node's ports, node by node: node n's are
     /// `ends[first_port[n]..first_port[n + 1]]`.
     ends: Vec<LinkEnd>,
     first_port: Vec<u32>,
-    pub routes: RouteTable,
+    routes: RouteTable,
 }
 
 impl Fabric {
@@ -125,6 +125,22 @@ impl Fabric {
             first_port,
             routes,
         })
+    }
+
+    /// Hosts: nodes `0..hosts`.
+    #[inline(always)]
+    pub fn hosts(&self) -> u32 {
+        self.hosts
+    }
+
+    /// First node of the top switch tier (leaf_spine spines, fat_tree cores), if any.
+    pub fn top_tier(&self) -> Option<u32> {
+        self.top_tier
+    }
+
+    #[inline(always)]
+    pub fn routes(&self) -> &RouteTable {
+        &self.routes
     }
 
     pub fn node_count(&self) -> usize {

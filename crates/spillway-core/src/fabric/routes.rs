@@ -170,7 +170,7 @@ pub struct RouteTable {
     /// `switch.routes` entry with `weights`), parallel to `sets`.
     set_weights: Vec<Option<Box<[f64]>>>,
     /// Whether any set is weighted: the hot path looks up weights only then.
-    pub weighted: bool,
+    weighted: bool,
 }
 
 /// A weighted set's identity: its ports and their weights' bits.
@@ -495,6 +495,11 @@ impl RouteTable {
             }
         }
         Ok(())
+    }
+
+    /// Some route is weighted per packet (`switch.routes` with `weights`).
+    pub fn weighted(&self) -> bool {
+        self.weighted
     }
 
     /// Cumulative weights of the port set at `switch` toward `dst`, when that choice is

@@ -71,7 +71,7 @@ impl Hosts {
         framing: u32,
         seed: u64,
     ) -> Hosts {
-        let count = cx.fabric.hosts;
+        let count = cx.fabric.hosts();
         Hosts {
             count,
             nics: (0..count)

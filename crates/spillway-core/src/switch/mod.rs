@@ -32,7 +32,10 @@ pub enum Switch {
 impl Switch {
     /// Switch `node` of `fabric`, with its own random stream from `seed`.
     pub fn new(cfg: &SwitchConfig, fabric: &Fabric, node: u32, seed: u64, framing: u32) -> Self {
-        let rng = Rng::new(seed, component::SWITCH_BASE + (node - fabric.hosts) as u64);
+        let rng = Rng::new(
+            seed,
+            component::SWITCH_BASE + (node - fabric.hosts()) as u64,
+        );
         Switch::Oq(OqSwitch::new(cfg, fabric, node, rng, framing))
     }
 

@@ -35,7 +35,7 @@ pub struct OqSwitch {
 impl OqSwitch {
     /// Switch `node` of `fabric`, its ports built from `cfg`.
     pub fn new(cfg: &SwitchConfig, fabric: &Fabric, node: u32, rng: Rng, framing: u32) -> Self {
-        let hosts = fabric.hosts;
+        let hosts = fabric.hosts();
         let ports = fabric
             .ports(node)
             .iter()
@@ -43,7 +43,7 @@ impl OqSwitch {
                 // The buffer of a port facing a host, in the top tier, or between.
                 let capacity = if end.peer < hosts {
                     cfg.edge_buffer
-                } else if fabric.top_tier.is_some_and(|t| node >= t) {
+                } else if fabric.top_tier().is_some_and(|t| node >= t) {
                     cfg.spine_buffer
                 } else {
                     cfg.buffer
@@ -90,7 +90,7 @@ impl OqSwitch {
         } else {
             let h = *cx.pkts.hot(pkt);
             cx.forwarding
-                .on_arrival(&cx.fabric.routes, node, h.dst, h.hash, &mut self.rng)
+                .on_arrival(cx.fabric.routes(), node, h.dst, h.hash, &mut self.rng)
         };
         self.enqueue(cx, node, port as u32, pkt, in_port);
     }
@@ -259,7 +259,7 @@ impl OqSwitch {
         let dst = q.dst;
         let q = cx.pkts.alloc(q);
         cx.counters.quenches_sent += 1;
-        let hops = cx.fabric.routes.next_hops(node, dst);
+        let hops = cx.fabric.routes().next_hops(node, dst);
         let port = ecmp::pick_own(hops, cx.pkts.hot(q).hash);
         self.enqueue(cx, node, port as u32, q, u16::MAX);
     }
@@ -315,9 +315,9 @@ mod tests {
     fn star(text: &str) -> (Ctx, OqSwitch, u32) {
         let sc = Scenario::parse(text, &[], None).unwrap();
         let fabric = Fabric::build(&sc.topology, &sc.routes, 1).unwrap();
-        let fwd = Forwarder::new(sc.switch.forwarding, &fabric.routes);
+        let fwd = Forwarder::new(sc.switch.forwarding, fabric.routes());
         let cx = Ctx::new(EventQueue::new(), fabric, fwd);
-        let node = cx.fabric.hosts;
+        let node = cx.fabric.hosts();
         let sw = OqSwitch::new(&sc.switch, &cx.fabric, node, Rng::new(1, 0), 38);
         (cx, sw, node)
     }

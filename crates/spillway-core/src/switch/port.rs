@@ -611,9 +611,9 @@ impl Port {
             self.arm_wake(cx, node, port, at);
         }
         cx.counters.packet_hops += 1;
-        let egress = if peer >= cx.fabric.hosts {
+        let egress = if peer >= cx.fabric.hosts() {
             cx.forwarding
-                .fixed_egress(&cx.fabric.routes, peer, dst, hash)
+                .fixed_egress(cx.fabric.routes(), peer, dst, hash)
         } else {
             ROUTE_ON_ARRIVAL
         };

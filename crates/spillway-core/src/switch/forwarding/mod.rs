@@ -34,7 +34,7 @@ impl Forwarder {
     pub fn new(mode: Forwarding, routes: &RouteTable) -> Forwarder {
         Forwarder {
             mode,
-            weighted: routes.weighted,
+            weighted: routes.weighted(),
         }
     }
 
@@ -94,21 +94,21 @@ mod tests {
             let set = [format!("switch.forwarding={fwd}")];
             let sc = Scenario::parse(text, &set, None).unwrap();
             let fabric = Fabric::build(&sc.topology, &sc.routes, 1).unwrap();
-            let f = Forwarder::new(sc.switch.forwarding, &fabric.routes);
+            let f = Forwarder::new(sc.switch.forwarding, fabric.routes());
             let mut rng = Rng::new(7, 0);
             let mut draws = Rng::new(8, 0);
-            let hosts = fabric.hosts;
+            let hosts = fabric.hosts();
             let mut spread = std::collections::HashSet::new();
             for switch in hosts..fabric.node_count() as u32 {
                 for dst in 0..hosts {
                     let hash = rng.below(1 << 32) as u32;
-                    let at_send = f.fixed_egress(&fabric.routes, switch, dst, hash);
+                    let at_send = f.fixed_egress(fabric.routes(), switch, dst, hash);
                     if fwd == "spray" {
                         assert_eq!(at_send, ROUTE_ON_ARRIVAL);
                         continue;
                     }
                     assert_ne!(at_send, ROUTE_ON_ARRIVAL);
-                    let on_arrival = f.on_arrival(&fabric.routes, switch, dst, hash, &mut draws);
+                    let on_arrival = f.on_arrival(fabric.routes(), switch, dst, hash, &mut draws);
                     assert_eq!(at_send, on_arrival);
                     spread.insert((switch, at_send));
                 }

@@ -27,7 +27,7 @@ pub struct Codel {
     mark_next: Ps,
     count: u32,
     last_count: u32,
-    pub marks: u64,
+    marks: u64,
 }
 
 impl Codel {

@@ -19,7 +19,7 @@ pub struct Dctcp {
     g: f64,
     /// The marked-fraction estimate; starts at 1 (RFC 8257 §3.3, Linux's default), so the
     /// first reaction is a halving.
-    pub alpha: f64,
+    alpha: f64,
     acked: u64,
     marked: u64,
     /// The observation window ends when `una` passes this.

@@ -14,7 +14,7 @@ use crate::units::Ps;
 #[derive(Debug, Clone)]
 pub struct PFabricCc {
     /// Most bytes the window may reach.
-    pub max_cwnd: u64,
+    max_cwnd: u64,
     growth: NewReno,
 }
 

@@ -135,14 +135,14 @@ impl TcpConnection {
     pub fn stats(&self) -> Stats {
         let s = &self.sender;
         Stats {
-            retransmits: s.retransmits,
-            timeouts: s.timeouts,
-            notifications_stale: s.stale_notifications,
+            retransmits: s.retransmits(),
+            timeouts: s.timeouts(),
+            notifications_stale: s.stale_notifications(),
             packs: s.packs().0,
             undos: s.undos(),
-            ecn_reductions: s.ecn_reductions,
+            ecn_reductions: s.ecn_reductions(),
             delivered_bytes: self.receiver.delivered(),
-            duplicate_bytes: self.receiver.dup_bytes,
+            duplicate_bytes: self.receiver.dup_bytes(),
         }
     }
 

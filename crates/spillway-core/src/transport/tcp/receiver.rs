@@ -34,7 +34,7 @@ pub struct TcpReceiver {
     /// A duplicate segment arrived since the last ACK (reported as a D-SACK).
     dsack: bool,
     /// Payload bytes that arrived more than once.
-    pub dup_bytes: u64,
+    dup_bytes: u64,
 }
 
 impl TcpReceiver {
@@ -57,6 +57,11 @@ impl TcpReceiver {
             dsack: false,
             dup_bytes: 0,
         }
+    }
+
+    /// Payload bytes that arrived more than once.
+    pub fn dup_bytes(&self) -> u64 {
+        self.dup_bytes
     }
 
     /// Bytes delivered in order, each exactly once.

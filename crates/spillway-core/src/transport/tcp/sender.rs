@@ -52,7 +52,7 @@ pub struct TcpSender<C: CongestionControl> {
     undo: Undo,
     probe: ProbeMode,
     fl: Recovery,
-    pub w: Window,
+    w: Window,
     cc: C,
     in_recovery: bool,
     /// RFC 6582 `recover`: no new fast recovery until `una` passes it.
@@ -71,12 +71,12 @@ pub struct TcpSender<C: CongestionControl> {
     send_due: Option<bool>,
     /// A notified lowest segment to resend at once, before anything else (§3.4.1).
     urgent: Option<u64>,
-    pub retransmits: u32,
-    pub timeouts: u32,
+    retransmits: u32,
+    timeouts: u32,
     /// Notifications received, and those ignored as stale (before the last timeout).
-    pub notifications: u32,
-    pub stale_notifications: u32,
-    pub ecn_reductions: u32,
+    notifications: u32,
+    stale_notifications: u32,
+    ecn_reductions: u32,
     packs: Packs,
 }
 
@@ -146,6 +146,42 @@ impl<C: CongestionControl> TcpSender<C> {
     /// The FastLane notification table, for tests and metrics.
     pub fn notify_table(&self) -> &Recovery {
         &self.fl
+    }
+
+    /// Segments sent more than once.
+    pub fn retransmits(&self) -> u32 {
+        self.retransmits
+    }
+
+    /// Retransmission timer expiries.
+    pub fn timeouts(&self) -> u32 {
+        self.timeouts
+    }
+
+    /// FastLane notifications received, and those ignored as sent before the last
+    /// timeout.
+    pub fn notifications(&self) -> u32 {
+        self.notifications
+    }
+
+    pub fn stale_notifications(&self) -> u32 {
+        self.stale_notifications
+    }
+
+    /// Window cuts for ECN echoes or quenches.
+    pub fn ecn_reductions(&self) -> u32 {
+        self.ecn_reductions
+    }
+
+    /// The window (congestion window, ssthresh).
+    pub fn window(&self) -> Window {
+        self.w
+    }
+
+    /// The window, to set up a test.
+    #[cfg(test)]
+    pub fn window_mut(&mut self) -> &mut Window {
+        &mut self.w
     }
 
     /// Fast recoveries undone as spurious (`transport.undo`).

@@ -121,8 +121,8 @@ fn undo_restores_a_window_cut_for_a_delayed_segment() {
         let mut out = Vec::new();
         s.start_(0, 100, &mut out);
         // Slow start over, so that no growth blurs the comparison.
-        s.w.ssthresh = s.w.cwnd;
-        let before = s.w.cwnd;
+        s.window_mut().ssthresh = s.window().cwnd;
+        let before = s.window().cwnd;
         let segs = std::mem::take(&mut out);
         for seg in &segs[1..4] {
             r.on_data(20, seg.seq, seg.len, 5, false, false);
@@ -131,7 +131,7 @@ fn undo_restores_a_window_cut_for_a_delayed_segment() {
         assert!(s.in_recovery());
         let resent = out.iter().find(|o| o.retx).expect("fast retransmit");
         assert_eq!(resent.seq, 0);
-        let halved = s.w.cwnd;
+        let halved = s.window().cwnd;
         assert!(halved < before);
         // The hole is filled: by the original (sent at 5) or by the retransmission.
         let (ts, retx) = if original_lost {
@@ -144,7 +144,7 @@ fn undo_restores_a_window_cut_for_a_delayed_segment() {
         // The late original's ACK restores the window at once (partial undo).
         assert_eq!(s.undos(), u32::from(undo && !original_lost));
         if s.undos() == 1 {
-            assert!(s.w.cwnd >= before && s.in_recovery());
+            assert!(s.window().cwnd >= before && s.in_recovery());
         }
         if !original_lost {
             // The retransmission arrives too: a duplicate, reported by D-SACK.
@@ -169,7 +169,13 @@ fn undo_restores_a_window_cut_for_a_delayed_segment() {
             }
         }
         assert!(s.done() && !s.in_recovery());
-        (before, halved, s.w.cwnd, s.w.ssthresh, s.undos())
+        (
+            before,
+            halved,
+            s.window().cwnd,
+            s.window().ssthresh,
+            s.undos(),
+        )
     };
     let (before, halved, cwnd, ssthresh, undos) = run(true, false);
     assert_eq!(undos, 1);
@@ -204,12 +210,12 @@ fn timeouts_are_not_reduced_for_twice() {
     assert_eq!(out.len(), 10);
     out.clear();
     s.timer_(s.timer().unwrap(), usize::MAX, &mut out);
-    assert_eq!(s.w.ssthresh, 5000);
+    assert_eq!(s.window().ssthresh, 5000);
     out.clear();
     s.timer_(s.timer().unwrap(), usize::MAX, &mut out);
-    assert_eq!((s.timeouts, s.w.ssthresh), (2, 5000));
+    assert_eq!((s.timeouts(), s.window().ssthresh), (2, 5000));
     // A PACK for segment 5 (never received) before snd.una passes `recover`.
-    let (cwnd, ssthresh) = (s.w.cwnd, s.w.ssthresh);
+    let (cwnd, ssthresh) = (s.window().cwnd, s.window().ssthresh);
     let pack = AckInfo {
         cum: 0,
         pack: (6000, 5000),
@@ -217,7 +223,7 @@ fn timeouts_are_not_reduced_for_twice() {
     };
     s.ack_(s.timer().unwrap() - 1, &pack, usize::MAX, &mut out);
     assert!(!s.in_recovery());
-    assert_eq!((s.w.cwnd, s.w.ssthresh), (cwnd, ssthresh));
+    assert_eq!((s.window().cwnd, s.window().ssthresh), (cwnd, ssthresh));
 }
 
 /// RFC 5681 §4.2: with delayed ACKs, the segment that fills a hole is acknowledged
@@ -342,7 +348,7 @@ fn tso_deferral_sends_a_third_of_the_window_at_once() {
         );
         let first: Vec<Segment> = std::mem::take(&mut out);
         // In order, one ACK each (slow start is over: no growth to blur the count).
-        s.w.ssthresh = s.w.cwnd;
+        s.window_mut().ssthresh = s.window().cwnd;
         let mut bursts = Vec::new();
         for (i, seg) in first.iter().enumerate() {
             r.on_data(10 + i as u64, seg.seq, seg.len, 0, false, false);
@@ -378,7 +384,7 @@ fn tso_deferral_burst_split_by_the_nic_budget_goes_on_at_polls() {
     let mut r = TcpReceiver::new(&c, size);
     let mut out = Vec::new();
     s.start_(0, 100, &mut out);
-    s.w.ssthresh = s.w.cwnd;
+    s.window_mut().ssthresh = s.window().cwnd;
     let segs = std::mem::take(&mut out);
     for (i, seg) in segs[..10].iter().enumerate() {
         r.on_data(10 + i as u64, seg.seq, seg.len, 0, false, false);
@@ -415,7 +421,7 @@ fn tso_deferral_stops_out_of_order_after_a_pause_and_at_the_tail() {
         let mut s = TcpSender::new(&c, size, NewReno::default());
         let mut out = Vec::new();
         s.start_(0, 100, &mut out);
-        s.w.ssthresh = s.w.cwnd;
+        s.window_mut().ssthresh = s.window().cwnd;
         (s, TcpReceiver::new(&c, size), out)
     };
     // Segment `seg` arrives at time t (CE-marked or not) and its ACK is handled.
@@ -563,8 +569,8 @@ fn single_loss_is_repaired_by_fast_retransmit_without_timeout() {
         }
     }
     assert_eq!(r.delivered(), 10_000);
-    assert_eq!(s.timeouts, 0);
-    assert_eq!(s.retransmits, 1);
+    assert_eq!(s.timeouts(), 0);
+    assert_eq!(s.retransmits(), 1);
     assert_eq!(s.pipe(), 0);
 }
 
@@ -600,7 +606,7 @@ fn lose_a_retransmission(lost_retransmit: bool) -> (u32, u32) {
         }
     }
     assert_eq!(r.delivered(), 40_000);
-    (s.timeouts, s.retransmits)
+    (s.timeouts(), s.retransmits())
 }
 
 #[test]
@@ -632,7 +638,7 @@ fn timeout_resends_only_unsacked_segments() {
     assert!(out.is_empty(), "no fast retransmit with the threshold off");
     s.timer_(s.timer().unwrap(), usize::MAX, &mut out);
     assert_eq!(sent(&out), vec![seg(0, 1000, true)]);
-    assert_eq!(s.timeouts, 1);
+    assert_eq!(s.timeouts(), 1);
     r.on_data(2000, 0, 1000, 1500, true, false);
     assert!(r.complete());
 }
@@ -646,7 +652,7 @@ fn cwnd_after_a_cumulative_jump(per_ack: bool) -> u64 {
         ..cfg()
     };
     let mut s = TcpSender::new(&c, 100_000, NewReno::default());
-    s.w.ssthresh = 1000;
+    s.window_mut().ssthresh = 1000;
     let mut r = TcpReceiver::new(&c, 100_000);
     let mut out = Vec::new();
     s.start_(0, usize::MAX, &mut out);
@@ -657,7 +663,7 @@ fn cwnd_after_a_cumulative_jump(per_ack: bool) -> u64 {
         s.ack_(20, &r.make_ack(), usize::MAX, &mut out);
     }
     assert_eq!(s.una(), 4000);
-    s.w.cwnd
+    s.window().cwnd
 }
 
 #[test]
@@ -679,7 +685,7 @@ fn cwnd_held_by_rwnd(cwnd_limited: bool) -> u64 {
     };
     let size = 2_000_000;
     let mut s = TcpSender::new(&c, size, NewReno::default());
-    s.w.ssthresh = 1000;
+    s.window_mut().ssthresh = 1000;
     let mut r = TcpReceiver::new(&c, size);
     let mut out = Vec::new();
     s.start_(0, usize::MAX, &mut out);
@@ -693,7 +699,7 @@ fn cwnd_held_by_rwnd(cwnd_limited: bool) -> u64 {
         }
     }
     assert!(s.una() > 1_000_000);
-    s.w.cwnd
+    s.window().cwnd
 }
 
 #[test]
@@ -728,7 +734,7 @@ fn ssthresh_after_loss(from_cwnd: bool) -> u64 {
         s.ack_(20, &r.make_ack(), usize::MAX, &mut out);
     }
     assert!(s.in_recovery());
-    s.w.ssthresh
+    s.window().ssthresh
 }
 
 #[test]
@@ -753,7 +759,8 @@ fn refused_segments_are_taken_back_not_lost() {
     s.unsend(&out[2..]);
     assert_eq!((s.nxt(), s.pipe()), (2000, 2000));
     assert_eq!(
-        s.w.cwnd, 2000,
+        s.window().cwnd,
+        2000,
         "halved from 4000 (ECN-style, once per window)"
     );
     assert!(!s.in_recovery());
@@ -763,24 +770,24 @@ fn refused_segments_are_taken_back_not_lost() {
     // The last one sent refused as well, within the same window: taken back, and no
     // second reduction.
     s.unsend(&[segment(1000, 1000, false)]);
-    assert_eq!(s.w.cwnd, 2000);
+    assert_eq!(s.window().cwnd, 2000);
     assert_eq!((s.nxt(), s.pipe()), (1000, 1000));
     // It goes out again as new data, and nothing counts as retransmitted.
     s.poll_(2, usize::MAX, &mut out);
     assert_eq!(sent(&out), vec![seg(1000, 1000, false)]);
-    assert_eq!(s.retransmits, 0);
+    assert_eq!(s.retransmits(), 0);
     // A refused retransmission is resent later, counted once.
     s.on_pack(0, 1000); // the first segment was cut on the way
     out.clear();
     s.poll_(4, usize::MAX, &mut out);
     assert!(sent(&out).contains(&seg(0, 1000, true)));
-    assert_eq!(s.retransmits, 1);
+    assert_eq!(s.retransmits(), 1);
     s.unsend(&out);
-    assert_eq!(s.retransmits, 0);
+    assert_eq!(s.retransmits(), 0);
     out.clear();
     s.poll_(5, usize::MAX, &mut out);
     assert_eq!(sent(&out)[0], seg(0, 1000, true));
-    assert_eq!(s.retransmits, 1);
+    assert_eq!(s.retransmits(), 1);
 }
 
 /// A NewReno sender of `size` bytes with an initial window of `init_cwnd` segments,
@@ -836,13 +843,13 @@ fn a_loss_in_the_next_window_cuts_again_when_the_recovery_ends() {
         ..cfg()
     };
     let (mut s, mut r, mut out) = started_with(&c, 100_000, NewReno::default());
-    s.w.ssthresh = s.w.cwnd; // no slow start: the window moves only by the cuts
+    s.window_mut().ssthresh = s.window().cwnd; // no slow start: the window moves only by the cuts
     let first: Vec<Segment> = std::mem::take(&mut out);
     // Segment 0 is cut; 1..8 arrive.
     r.on_cut(0, 1000);
     s.ack_(1, &r.make_ack(), usize::MAX, &mut out);
     assert!(s.in_recovery());
-    let after_first_cut = s.w.cwnd;
+    let after_first_cut = s.window().cwnd;
     assert_eq!(after_first_cut, 4000);
     for seg in &first[1..] {
         r.on_data(2, seg.seq, seg.len, 0, false, false);
@@ -859,12 +866,12 @@ fn a_loss_in_the_next_window_cuts_again_when_the_recovery_ends() {
     out.clear();
     s.ack_(5, &ack, usize::MAX, &mut out);
     assert!(s.in_recovery(), "the next recovery has begun");
-    assert_eq!(s.w.cwnd, 2000, "and cut the window again");
+    assert_eq!(s.window().cwnd, 2000, "and cut the window again");
     assert!(out.iter().any(|o| o.seq == 8000 && o.retx), "{out:?}");
     // The same PACK arriving while the first recovery still runs: marked lost at
     // once, and the cut comes when the recovery ends.
     let (mut s, mut r, mut out) = started_with(&c, 100_000, NewReno::default());
-    s.w.ssthresh = s.w.cwnd;
+    s.window_mut().ssthresh = s.window().cwnd;
     let first: Vec<Segment> = std::mem::take(&mut out);
     r.on_cut(0, 1000);
     s.ack_(1, &r.make_ack(), usize::MAX, &mut out);
@@ -874,11 +881,11 @@ fn a_loss_in_the_next_window_cuts_again_when_the_recovery_ends() {
     }
     r.on_cut(8000, 1000);
     s.ack_(4, &r.make_ack(), usize::MAX, &mut out);
-    assert_eq!(s.w.cwnd, 4000, "one reduction per recovery");
+    assert_eq!(s.window().cwnd, 4000, "one reduction per recovery");
     r.on_data(5, 0, 1000, 0, true, false);
     s.ack_(6, &r.make_ack(), usize::MAX, &mut out);
     assert!(s.in_recovery());
-    assert_eq!(s.w.cwnd, 2000);
+    assert_eq!(s.window().cwnd, 2000);
 }
 
 /// RFC 6675 §2: a duplicate ACK that SACKs nothing new (here a D-SACK for a
@@ -1008,13 +1015,13 @@ fn pack_names_the_lost_bytes_and_the_sender_resends_them_at_once() {
     let pack = r.make_ack();
     assert_eq!(pack.pack, (2000, 1000), "edges swapped: right first");
     assert_eq!(pack.pack_block(), Some((1000, 2000)));
-    let before = s.w.cwnd;
+    let before = s.window().cwnd;
     out.clear();
     s.ack_(3, &pack, usize::MAX, &mut out);
     assert!(sent(&out).contains(&seg(1000, 1000, true)), "{out:?}");
     assert!(s.in_recovery());
-    assert!(s.w.cwnd < before, "the window is cut once");
-    let cwnd = s.w.cwnd;
+    assert!(s.window().cwnd < before, "the window is cut once");
+    let cwnd = s.window().cwnd;
     // A PACK for bytes the receiver already has is ignored.
     r.on_data(4, 2000, 1000, 0, false, false);
     r.on_cut(0, 1000);
@@ -1029,12 +1036,12 @@ fn pack_names_the_lost_bytes_and_the_sender_resends_them_at_once() {
     out.clear();
     s.ack_(5, &pk, usize::MAX, &mut out);
     assert_eq!(s.packs().1, 1);
-    assert_eq!(s.w.cwnd, cwnd);
+    assert_eq!(s.window().cwnd, cwnd);
     assert!(
         out.iter().all(|o| o.seq != 2000),
         "received data is not resent"
     );
-    assert_eq!(s.timeouts, 0);
+    assert_eq!(s.timeouts(), 0);
 }
 
 /// Ten segments out, the timer fires, then the resent head is acknowledged by an ACK
@@ -1047,7 +1054,7 @@ fn ece_after_a_timeout<C: CongestionControl>(cc: C) -> ((u64, u64), (u64, u64)) 
     let (mut s, _, mut out) = started_with(&c, 100_000, cc);
     let t = s.timer().unwrap();
     s.timer_(t, usize::MAX, &mut out);
-    let before = (s.w.cwnd, s.w.ssthresh);
+    let before = (s.window().cwnd, s.window().ssthresh);
     let ack = AckInfo {
         cum: 1000,
         ece: true,
@@ -1055,7 +1062,7 @@ fn ece_after_a_timeout<C: CongestionControl>(cc: C) -> ((u64, u64), (u64, u64)) 
         ..Default::default()
     };
     s.ack_(t + 10, &ack, usize::MAX, &mut out);
-    (before, (s.w.cwnd, s.w.ssthresh))
+    (before, (s.window().cwnd, s.window().ssthresh))
 }
 
 /// RFC 3168 §6.1.2: the timeout has reduced for this window; an echo of a CE mark on
@@ -1091,8 +1098,8 @@ fn an_ecn_echo_halves_the_window_when_sacked_data_outweighs_it() {
     a.sack[0] = (1000, 26_000);
     a.nsack = 1;
     s.ack_(20, &a, usize::MAX, &mut out);
-    assert_eq!(s.ecn_reductions, 1);
-    assert_eq!((s.w.cwnd, s.w.ssthresh), (cwnd / 2, cwnd / 2));
+    assert_eq!(s.ecn_reductions(), 1);
+    assert_eq!((s.window().cwnd, s.window().ssthresh), (cwnd / 2, cwnd / 2));
 }
 
 /// A sender with no duplicate-ACK threshold whose segment 0 is late: 25 segments
@@ -1104,14 +1111,14 @@ fn sacked_far_above_a_hole() -> (TcpSender<NewReno>, Vec<Segment>, u64) {
         ..cfg()
     };
     let (mut s, _r, mut out) = started_with(&c, 1_000_000, NewReno::default());
-    s.w.ssthresh = s.w.cwnd;
+    s.window_mut().ssthresh = s.window().cwnd;
     for right in 2..=26u64 {
         let mut a = AckInfo::default();
         a.sack[0] = (1000, right * 1000);
         a.nsack = 1;
         s.ack_(10, &a, usize::MAX, &mut out);
     }
-    let cwnd = s.w.cwnd;
+    let cwnd = s.window().cwnd;
     assert!(s.nxt() - s.una() > 2 * cwnd);
     (s, out, cwnd)
 }
@@ -1130,13 +1137,13 @@ fn a_loss_never_halves_more_than_the_window() {
     a.nsack = 1;
     s.ack_(20, &a, usize::MAX, &mut out);
     assert!(s.in_recovery());
-    assert_eq!((s.w.cwnd, s.w.ssthresh), (cwnd / 2, cwnd / 2));
+    assert_eq!((s.window().cwnd, s.window().ssthresh), (cwnd / 2, cwnd / 2));
 
     let (mut s, mut out, cwnd) = sacked_far_above_a_hole();
     let due = s.timer().expect("data outstanding");
     s.timer_(due, usize::MAX, &mut out);
-    assert_eq!(s.timeouts, 1);
-    assert_eq!((s.w.cwnd, s.w.ssthresh), (1000, cwnd / 2));
+    assert_eq!(s.timeouts(), 1);
+    assert_eq!((s.window().cwnd, s.window().ssthresh), (1000, cwnd / 2));
 }
 
 /// RFC 5681 §3.2 step 2: what was sent beyond the window while the duplicate ACKs
@@ -1156,7 +1163,7 @@ fn data_sent_on_duplicate_acks_is_not_halved() {
         "new data went out on the SACKs"
     );
     assert!(s.nxt() - s.una() > 10_000);
-    assert_eq!(s.w.ssthresh, 5000);
+    assert_eq!(s.window().ssthresh, 5000);
 }
 
 /// Ten segments out, slow start over; segment 0's ACK echoes CE, then segment 1 of
@@ -1168,15 +1175,15 @@ fn ecn_then_loss<C: CongestionControl>(cc: C) -> ((u64, u64), (u64, u64), bool) 
         ..cfg()
     };
     let (mut s, _, mut out) = started_with(&c, 100_000, cc);
-    s.w.ssthresh = s.w.cwnd;
+    s.window_mut().ssthresh = s.window().cwnd;
     let ack = AckInfo {
         cum: 1000,
         ece: true,
         ..Default::default()
     };
     s.ack_(100, &ack, usize::MAX, &mut out);
-    assert_eq!(s.ecn_reductions, 1);
-    let after_ecn = (s.w.cwnd, s.w.ssthresh);
+    assert_eq!(s.ecn_reductions(), 1);
+    let after_ecn = (s.window().cwnd, s.window().ssthresh);
     for r in [3000u64, 4000, 5000] {
         let mut a = AckInfo {
             cum: 1000,
@@ -1188,7 +1195,7 @@ fn ecn_then_loss<C: CongestionControl>(cc: C) -> ((u64, u64), (u64, u64), bool) 
     }
     assert!(s.in_recovery());
     let resent = out.iter().any(|o| o.seq == 1000 && o.retx);
-    (after_ecn, (s.w.cwnd, s.w.ssthresh), resent)
+    (after_ecn, (s.window().cwnd, s.window().ssthresh), resent)
 }
 
 /// RFC 3168 §6.1.2: one reduction for the marks and losses of one window. An ECN cut,
@@ -1223,11 +1230,11 @@ fn a_timeout_during_a_recovery_does_not_cut_again() {
             s.ack_(100, &a, usize::MAX, &mut out);
         }
         assert!(s.in_recovery());
-        let in_recovery = s.w.ssthresh;
+        let in_recovery = s.window().ssthresh;
         let t = s.timer().unwrap();
         s.timer_(t, usize::MAX, &mut out);
-        assert_eq!(s.w.cwnd, 1000);
-        (in_recovery, s.w.ssthresh)
+        assert_eq!(s.window().cwnd, 1000);
+        (in_recovery, s.window().ssthresh)
     }
     let (a, b) = run(Cubic::default(), false);
     assert_eq!((a, b), (7001, 7001));
