@@ -665,3 +665,59 @@ impl Port {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Scenario;
+    use crate::engine::queue::EventQueue;
+    use crate::fabric::Fabric;
+    use crate::packet::Packet;
+    use crate::switch::forwarding::Forwarder;
+
+    /// A star's switch port toward host 0, with its context.
+    fn port() -> (Ctx, Port, u32) {
+        let sc = Scenario::parse("[topology]\nkind = \"star\"\nhosts = 2", &[], None).unwrap();
+        let fabric = Fabric::build(&sc.topology, &sc.routes, 1).unwrap();
+        let fwd = Forwarder::new(sc.switch.forwarding, fabric.routes());
+        let cx = Ctx::new(EventQueue::new(), fabric, fwd);
+        let node = cx.fabric.hosts();
+        let end = cx.fabric.ports(node)[0];
+        (cx, Port::new(&end, 1 << 20), node)
+    }
+
+    fn packet(cx: &mut Ctx, class: u8) -> u32 {
+        cx.pkts
+            .alloc(Packet::new(PktKind::Data, 0, 0, 1, 0, class, 1538, 7))
+    }
+
+    /// A paused class starts nothing new (the packet on the wire finishes); the other
+    /// classes go by; resumed, it goes.
+    #[test]
+    fn a_paused_class_waits_and_the_others_go() {
+        let (mut cx, mut p, node) = port();
+        let first = packet(&mut cx, 1);
+        assert!(matches!(p.offer(&mut cx, node, 0, first), Offer::Sent(_)));
+        let (hi, lo) = (packet(&mut cx, 0), packet(&mut cx, 1));
+        for pkt in [hi, lo] {
+            assert!(matches!(p.offer(&mut cx, node, 0, pkt), Offer::Queued));
+        }
+        p.set_paused(0b01);
+        assert!(!p.is_plain(), "a pause takes the slow paths");
+        let t = p.busy_until;
+        cx.now = t;
+        let sent = p.on_wake(&mut cx, node, 0, t).expect("class 1 may go");
+        assert_eq!(sent.pkt, lo, "class 0 is paused: class 1 goes first");
+        // The link frees: its wake-up finds only the paused class waiting.
+        let t = p.busy_until;
+        cx.now = t;
+        assert!(p.on_wake(&mut cx, node, 0, t).is_none(), "only the paused class waits");
+        assert!(!p.is_empty());
+        // Resuming kicks the port (as flow control will).
+        p.set_paused(0);
+        assert!(p.is_plain());
+        let sent = p.kick(&mut cx, node, 0).expect("resumed");
+        assert_eq!(sent.pkt, hi);
+        assert!(p.is_empty());
+    }
+}
