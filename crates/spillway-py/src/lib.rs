@@ -114,19 +114,24 @@ fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-/// Sizes the simulator uses, for Python's analyses: Ethernet framing, the default MSS
-/// and header, a FastLane notification, a CP payload-cut packet, a quench.
+/// Sizes the simulator uses, for Python's analyses, with the scenario defaults (MSS,
+/// header, Ethernet framing): a full segment's frame, an ACK's, a CP payload-cut
+/// packet's, a FastLane notification's, a quench's IP packet.
 #[pyfunction]
 fn constants<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-    use spillway_core::packet;
+    use spillway_core::packet::{cut, notification, quench, wire::wire_bytes};
+    let sc = Scenario::parse("", &[], None).map_err(|e| scenario_err(py, e))?;
+    let (mss, header) = (sc.transport.mss(), sc.transport.header_bytes());
+    let framing = sc.topology.framing_bytes;
     let d = PyDict::new(py);
-    d.set_item(
-        "notification_frame_bytes",
-        packet::notification::NOTIFICATION_FRAME,
-    )?;
-    d.set_item("cut_ip_bytes", packet::cut::CUT_IP_BYTES)?;
-    d.set_item("quench_ip_bytes", packet::quench::QUENCH_IP_BYTES)?;
-    d.set_item("min_frame_bytes", packet::wire::MIN_FRAME_BYTES)?;
+    d.set_item("mss", mss)?;
+    d.set_item("header_bytes", header)?;
+    d.set_item("framing_bytes", framing)?;
+    d.set_item("full_frame_bytes", wire_bytes(mss + header, framing))?;
+    d.set_item("ack_frame_bytes", wire_bytes(header, framing))?;
+    d.set_item("cut_frame_bytes", wire_bytes(cut::CUT_IP_BYTES, framing))?;
+    d.set_item("notification_frame_bytes", notification::NOTIFICATION_FRAME)?;
+    d.set_item("quench_ip_bytes", quench::QUENCH_IP_BYTES)?;
     Ok(d)
 }
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from spillway import schemes
+from spillway import _core, schemes
 from spillway.store import Results
 
 TESTBED = """
@@ -67,12 +67,15 @@ size = "64KB"
 jitter = "10us"
 """
 
-CUT_WIRE = 90  # bytes of a payload-cut packet on our wire (overflow/cut_payload.rs)
-MSS = 1460  # the testbed's (transport.mss default)
+# Sizes as the simulator makes them, with the defaults the testbed keeps (MSS, header,
+# Ethernet framing): a payload-cut packet's frame, a full segment's payload and frame.
+_SIZES = _core.constants()
+CUT_WIRE: int = _SIZES["cut_frame_bytes"]
+MSS: int = _SIZES["mss"]
 CP_SCHEMES = ("CP", "DCTCP+CP")
 LONG_FLOW = "10GB"  # never finishes within a run: goodput is bytes delivered / duration
-# Goodput of one flow alone at 1 Gbps on our wire: 1460 payload bytes per 1538-byte frame.
-LINE_GOODPUT_MBPS = 1000 * MSS / 1538
+# Goodput of one flow alone at 1 Gbps on our wire: MSS payload bytes per full frame.
+LINE_GOODPUT_MBPS = 1000 * MSS / _SIZES["full_frame_bytes"]
 
 
 def long_flows(res: Results) -> pd.DataFrame:
