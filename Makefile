@@ -81,6 +81,7 @@ bench: $(EXT)
 
 reference: $(EXT)
 	$(VENV)/bin/spillway reference --out docs/reference.md
+	$(VENV)/bin/spillway reference --outputs docs/outputs.md
 
 clean:
 	rm -rf $(VENV) target out

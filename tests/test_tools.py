@@ -40,3 +40,29 @@ def test_bench_repeat_reports_the_median_run_and_the_range():
 
 def test_reference_doc_is_generated_from_the_code(root):
     assert (root / "docs/reference.md").read_text() == _core.reference()
+
+
+def test_outputs_doc_tables_are_generated_from_the_schemas(root):
+    from spillway import reference
+
+    text = (root / "docs/outputs.md").read_text()
+    assert reference.fill_outputs(text) == text, "run `make reference`"
+    # Every table is there, with every column the schemas define.
+    for name in reference.TABLES:
+        assert f"<!-- generated: {name} -->" in text, name
+    for c in _core.schemas()["ports"]:
+        assert f"| `{c['name']}` |" in text
+
+
+def test_reference_outputs_rewrites_only_the_generated_tables(tmp_path):
+    doc = tmp_path / "outputs.md"
+    doc.write_text("Prose kept.\n\n<!-- generated: queries -->\nstale\n"
+                   "<!-- end generated -->\n\nMore prose.\n")
+    subprocess.run(SPILLWAY + ["reference", "--outputs", str(doc)], check=True)
+    text = doc.read_text()
+    assert "stale" not in text and "| `qct_ps` | u64 |" in text
+    assert text.startswith("Prose kept.\n") and text.endswith("More prose.\n")
+    (tmp_path / "plain.md").write_text("no tables here\n")
+    bad = subprocess.run(SPILLWAY + ["reference", "--outputs", str(tmp_path / "plain.md")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "generated" in bad.stderr

@@ -1,4 +1,5 @@
-"""The `spillway` command line (contract: DESIGN.md § Command-line contract).
+"""The `spillway` command line. Its commands, options, outputs and exit statuses are an
+interface users and tests depend on: change them deliberately.
 
     spillway run SCENARIO.toml --out DIR [--set key.path=value ...]
     spillway validate SCENARIO.toml [--set ...]
@@ -7,7 +8,7 @@
     spillway reproduce NAME [--quick] [--figure ID ...] [--seeds-from K] --out DIR
     spillway bench [--json] [--repeat N] [NAME ...]
     spillway bench arbiter [--json] [--quick]
-    spillway reference [--out FILE]
+    spillway reference [--out FILE | --outputs docs/outputs.md]
 
 Exit status: 0 on success, 2 for a scenario or usage error (a one-line message that names
 the key or the option), 1 when a sweep has failed points, 130 when interrupted (Ctrl-C).
@@ -163,9 +164,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_reference(args: argparse.Namespace) -> int:
-    from spillway import _core
+    from spillway import reference
 
-    text = _core.reference()
+    if args.outputs:
+        # Rewrite the generated tables of docs/outputs.md in place.
+        path = Path(args.outputs)
+        try:
+            text = reference.fill_outputs(path.read_text())
+        except (OSError, ValueError) as e:
+            raise UsageError(f"--outputs {args.outputs}: {e}") from None
+        path.write_text(text)
+        return 0
+    text = reference.keys()
     if args.out:
         with open(args.out, "w") as fh:
             fh.write(text)
@@ -249,6 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ref = sub.add_parser("reference", help="print the scenario key reference (Markdown)")
     ref.add_argument("--out", help="write to this file")
+    ref.add_argument("--outputs", metavar="FILE",
+                     help="instead, rewrite the generated column tables of FILE "
+                          "(docs/outputs.md) from the output schemas")
     ref.set_defaults(func=cmd_reference)
     return p
 

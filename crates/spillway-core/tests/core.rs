@@ -2,32 +2,14 @@
 //! rate, M/D/1), invariants (conservation, buffer bounds, determinism) and the CP
 //! paper's incast behaviour.
 
+mod common;
+
+use common::{refused, run, Run};
 use spillway_core::config::Scenario;
 use spillway_core::engine::{Sim, StopReason};
 use spillway_core::output::flows::FlowRecords;
 use spillway_core::packet::wire::wire_bytes;
 use spillway_core::units::{serialization_ps, PS_PER_S};
-use spillway_core::workload::QueryRecord;
-
-struct Run {
-    sim: Sim,
-    flows: FlowRecords,
-    queries: Vec<QueryRecord>,
-}
-
-fn run(text: &str, overrides: &[&str]) -> Run {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let sc = Scenario::parse(text, &o, None).unwrap_or_else(|e| panic!("scenario: {e}"));
-    let mut sim = Sim::new(&sc).unwrap();
-    sim.run_to_end();
-    let flows = sim.take_flows();
-    let queries = sim.take_queries();
-    Run {
-        sim,
-        flows,
-        queries,
-    }
-}
 
 const LONE_FLOW: &str = r#"
 [topology]
@@ -179,11 +161,11 @@ fn receive_offload_acknowledges_a_segment_arriving_at_the_interrupt_instant() {
 
 #[test]
 fn gro_without_interrupt_moderation_is_refused() {
-    let o = vec!["host.gro=true".to_string()];
-    let e = Scenario::parse(LONE_FLOW, &o, None)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("host.gro") && e.contains("rx_coalesce"), "{e}");
+    let (key, msg) = refused(LONE_FLOW, &["host.gro=true"]);
+    assert!(
+        key == "host.gro" && msg.contains("rx_coalesce"),
+        "{key}: {msg}"
+    );
 }
 
 #[test]
@@ -419,7 +401,7 @@ cdf = "aditya"
     assert_ne!(key(&a.flows), key(&c.flows));
 }
 
-/// One random stream per component (DESIGN § Principles): a host's receive jitter and a
+/// One random stream per component (docs/architecture.md § Principles): a host's receive jitter and a
 /// node's clock do not depend on traffic or nodes elsewhere. A flow from host 0 to host 1
 /// of a star finishes at the same picosecond whether or not hosts 2 and 3 exchange a flow
 /// through other ports of the switch, and whether the star has 4 hosts or 9.
@@ -635,13 +617,8 @@ rounds = 2
         .min()
         .unwrap();
     assert_eq!(start2, end1);
-    let e = Scenario::parse(
-        "[workload]\nkind = \"incast\"\npattern = \"all_to_all\"\nsenders = 4\n",
-        &[],
-        None,
-    )
-    .unwrap_err();
-    assert_eq!(e.key, "workload.senders");
+    let text = "[workload]\nkind = \"incast\"\npattern = \"all_to_all\"\nsenders = 4\n";
+    assert_eq!(refused(text, &[]).0, "workload.senders");
 }
 
 /// Linux's local drop (`host.nic_drop = "local"`): a segment its own NIC refuses never

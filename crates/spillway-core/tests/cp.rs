@@ -1,32 +1,11 @@
 //! CP and DCTCP against the CP paper's testbed results (CP §6.1) and DCTCP's defining
 //! behaviour (queue held near K at full rate), with invariants on the way.
 
-use spillway_core::config::Scenario;
+mod common;
+
+use common::{refused, run, scenario, Run};
 use spillway_core::engine::Sim;
-use spillway_core::output::ports::PortRecords;
 use spillway_core::units::PS_PER_S;
-use spillway_core::workload::QueryRecord;
-
-struct Run {
-    sim: Sim,
-    queries: Vec<QueryRecord>,
-    ports: PortRecords,
-}
-
-fn run(text: &str, overrides: &[&str]) -> Run {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let sc = Scenario::parse(text, &o, None).unwrap_or_else(|e| panic!("scenario: {e}"));
-    let mut sim = Sim::new(&sc).unwrap();
-    sim.run_to_end();
-    sim.take_flows();
-    let queries = sim.take_queries();
-    let ports = sim.port_records();
-    Run {
-        sim,
-        queries,
-        ports,
-    }
-}
 
 fn example(name: &str) -> String {
     std::fs::read_to_string(format!(
@@ -160,14 +139,12 @@ flows = [{ src = 0, dst = 2, size = "20MB" }, { src = 1, dst = 3, size = "20MB" 
 #[test]
 fn dctcp_without_marking_and_cp_with_pfabric_are_refused() {
     let base = example("dctcp");
-    let Err(e) = Scenario::parse(&base, &["switch.ecn=off".into()], None) else {
-        panic!("dctcp needs marking")
-    };
-    assert_eq!(e.key, "transport.kind");
-    let Err(e) = Scenario::parse(&example("cp"), &["switch.queue=pfabric".into()], None) else {
-        panic!("cut_payload needs the droptail queue")
-    };
-    assert_eq!(e.key, "switch.overflow");
+    // DCTCP needs marking; CP's cut needs the droptail queue.
+    assert_eq!(refused(&base, &["switch.ecn=off"]).0, "transport.kind");
+    assert_eq!(
+        refused(&example("cp"), &["switch.queue=pfabric"]).0,
+        "switch.overflow"
+    );
 }
 
 /// S1's goodput (b/s) in the out-of-order experiment (CP §6.3, examples/cp/ooo.toml)
@@ -184,9 +161,9 @@ fn ooo_run(p: f64, overrides: &[&str]) -> (f64, spillway_core::output::counters:
          {{at = \"leaf0\", to = [3], via = [\"spine1\"]}}]",
         1.0 - p
     );
-    let mut o: Vec<String> = vec![routes, "run.duration=2s".into()];
-    o.extend(overrides.iter().map(|s| s.to_string()));
-    let sc = Scenario::parse(&example("ooo"), &o, None).unwrap();
+    let mut o = vec![routes.as_str(), "run.duration=2s"];
+    o.extend(overrides);
+    let sc = scenario(&example("ooo"), &o).unwrap();
     let mut sim = Sim::new(&sc).unwrap();
     sim.run_to_end();
     let f = sim.take_flows();

@@ -2,28 +2,11 @@
 //! for, caps never exceeded, bytes conserved), closed forms (a lone pFabric flow runs at
 //! line rate) and the FastLane paper's claims (§2.2.1, §5.1.1) at 40% load.
 
-use spillway_core::config::Scenario;
-use spillway_core::engine::Sim;
-use spillway_core::output::flows::FlowRecords;
-use spillway_core::output::ports::PortRecords;
+mod common;
+
+use common::{run, scenario, Run};
 use spillway_core::units::PS_PER_S;
 use spillway_core::workload::CLASS_SHORT;
-
-struct Run {
-    sim: Sim,
-    flows: FlowRecords,
-    ports: PortRecords,
-}
-
-fn run(text: &str, overrides: &[&str]) -> Run {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let sc = Scenario::parse(text, &o, None).unwrap_or_else(|e| panic!("scenario: {e}"));
-    let mut sim = Sim::new(&sc).unwrap();
-    sim.run_to_end();
-    let flows = sim.take_flows();
-    let ports = sim.port_records();
-    Run { sim, flows, ports }
-}
 
 /// 32 senders x 64 KB into one 64 KB port: heavy synchronized loss.
 const INCAST: &str = r#"
@@ -264,7 +247,7 @@ workers = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
 duration = "3ms"
 "#;
     // k=4 has 16 hosts: too few workers for an 80-way query, so the scenario is refused.
-    let Err(err) = Scenario::parse(text, &[], None) else {
+    let Err(err) = scenario(text, &[]) else {
         panic!("refused")
     };
     assert_eq!(err.key, "workload.workers");

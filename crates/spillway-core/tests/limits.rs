@@ -3,7 +3,9 @@
 //! scenarios that could only run forever (or never send a packet) are refused with the
 //! key named. Each case here was accepted before the limits, and went wrong.
 
-use spillway_core::config::Scenario;
+mod common;
+
+use common::{refused, scenario};
 use spillway_core::engine::{Sim, StopReason};
 use spillway_core::units::{HORIZON, MAX_TIME};
 
@@ -15,14 +17,6 @@ hosts = 3
 kind = "trace"
 flows = [{ src = 1, dst = 0, size = "10KB" }]
 "#;
-
-fn refused(text: &str, overrides: &[&str]) -> (String, String) {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    match Scenario::parse(text, &o, None) {
-        Ok(_) => panic!("accepted: {overrides:?}"),
-        Err(e) => (e.key, e.message),
-    }
-}
 
 #[test]
 fn times_beyond_a_day_are_refused_with_their_key() {
@@ -50,9 +44,11 @@ fn times_beyond_a_day_are_refused_with_their_key() {
         assert_eq!(refused(TRACE, &[&format!("{key}={bad}")]).0, key);
     }
     // One day itself is fine.
-    let o = vec!["run.duration=86400s".to_string()];
     assert_eq!(
-        Scenario::parse(TRACE, &o, None).unwrap().run.duration,
+        scenario(TRACE, &["run.duration=86400s"])
+            .unwrap()
+            .run
+            .duration,
         Some(MAX_TIME)
     );
 }
@@ -117,14 +113,8 @@ fn workloads_that_never_end_are_refused() {
         refused(incast, &["workload.period=0us", "workload.rounds=3"]).0,
         "workload.period"
     );
-    let one = vec![
-        "workload.period=0us".to_string(),
-        "workload.rounds=1".to_string(),
-    ];
-    assert!(
-        Scenario::parse(incast, &one, None).is_ok(),
-        "one round is harmless"
-    );
+    let one = ["workload.period=0us", "workload.rounds=1"];
+    assert!(scenario(incast, &one).is_ok(), "one round is harmless");
     let open = "[topology]\nkind = \"star\"\nhosts = 4\n[workload]\nfanout = 2\n";
     for (kind, limit) in [
         ("poisson", "max_flows"),
@@ -141,8 +131,8 @@ fn workloads_that_never_end_are_refused() {
         assert_eq!(key, "run.duration", "{kind}");
         assert!(msg.contains(limit), "{msg}");
         for end in [format!("workload.{limit}=10"), "run.duration=1ms".into()] {
-            let o = vec![k.clone(), end];
-            assert!(Scenario::parse(&text, &o, None).is_ok(), "{kind} {o:?}");
+            let o = [k.as_str(), end.as_str()];
+            assert!(scenario(&text, &o).is_ok(), "{kind} {o:?}");
         }
     }
 }
@@ -173,7 +163,7 @@ period = "86400s"
 duration = "off"
 max_events = 10000000
 "#;
-    let sc = Scenario::parse(text, &[], None).unwrap();
+    let sc = scenario(text, &[]).unwrap();
     let mut sim = Sim::new(&sc).unwrap();
     sim.run_to_end();
     assert_eq!(sim.stop_reason(), StopReason::Horizon);
@@ -204,7 +194,7 @@ flows = [{ src = 1, dst = 0, size = "1024GB" }]
 [run]
 duration = "1s"
 "#;
-    let sc = Scenario::parse(text, &[], None).unwrap();
+    let sc = scenario(text, &[]).unwrap();
     let mut sim = Sim::new(&sc).unwrap();
     sim.run_to_end();
     assert_eq!(sim.stop_reason(), StopReason::Duration);

@@ -1,25 +1,12 @@
 //! Route overrides (`switch.routes`), host receive jitter and background traffic:
 //! what each promises, checked against counts the simulator did not choose.
 
-use spillway_core::config::Scenario;
+mod common;
+
+use common::{run, scenario, Run};
 use spillway_core::engine::Sim;
-use spillway_core::output::flows::FlowRecords;
 use spillway_core::output::ports::PortRecords;
 use spillway_core::workload::{CLASS_BACKGROUND, CLASS_LABELS};
-
-fn scenario(text: &str, overrides: &[&str]) -> Result<Scenario, String> {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    Scenario::parse(text, &o, None).map_err(|e| e.to_string())
-}
-
-fn run(text: &str, overrides: &[&str]) -> (Sim, FlowRecords, PortRecords) {
-    let sc = scenario(text, overrides).unwrap_or_else(|e| panic!("scenario: {e}"));
-    let mut sim = Sim::new(&sc).unwrap();
-    sim.run_to_end();
-    let flows = sim.take_flows();
-    let ports = sim.port_records();
-    (sim, flows, ports)
-}
 
 /// Two racks of two hosts under two spines; host 2 (rack 1) sends 1 MB to host 0.
 const TWO_PATHS: &str = r#"
@@ -48,7 +35,7 @@ fn spine_down(ports: &PortRecords) -> [u64; 2] {
 #[test]
 fn a_pinned_route_carries_every_packet() {
     let routes = r#"switch.routes=[{at = "leaf1", to = [0], via = ["spine1"]}]"#;
-    let (_, flows, ports) = run(TWO_PATHS, &[routes]);
+    let Run { flows, ports, .. } = run(TWO_PATHS, &[routes]);
     assert_eq!(flows.finish_ps.len(), 1);
     let [s0, s1] = spine_down(&ports);
     assert_eq!(s0, 0, "nothing may cross spine0");
@@ -60,7 +47,7 @@ fn a_pinned_route_carries_every_packet() {
 fn weighted_routes_split_packets_by_weight() {
     let routes =
         r#"switch.routes=[{at = "leaf1", to = [0], via = ["spine0", "spine1"], weights = [1, 3]}]"#;
-    let (_, flows, ports) = run(TWO_PATHS, &[routes, "transport.dupack_threshold=off"]);
+    let Run { flows, ports, .. } = run(TWO_PATHS, &[routes, "transport.dupack_threshold=off"]);
     assert!(
         flows.finish_ps[0] != u64::MAX,
         "the flow finishes despite reordering"
@@ -106,7 +93,7 @@ fn bad_routes_are_refused_with_the_key_named() {
         ),
     ];
     for (o, msg) in cases {
-        let e = scenario(TWO_PATHS, &[o]).unwrap_err();
+        let e = scenario(TWO_PATHS, &[o]).unwrap_err().to_string();
         assert!(
             e.contains("switch.routes[0]") && e.contains(msg),
             "{o}: {e}"
@@ -124,8 +111,16 @@ fn bad_routes_are_refused_with_the_key_named() {
 
 #[test]
 fn receive_jitter_delays_but_never_reorders() {
-    let (base, f0, _) = run(TWO_PATHS, &[]);
-    let (jit, f1, _) = run(TWO_PATHS, &["host.rx_jitter=10us"]);
+    let Run {
+        sim: base,
+        flows: f0,
+        ..
+    } = run(TWO_PATHS, &[]);
+    let Run {
+        sim: jit,
+        flows: f1,
+        ..
+    } = run(TWO_PATHS, &["host.rx_jitter=10us"]);
     assert_eq!(base.counters().retransmits + jit.counters().retransmits, 0);
     // Segments keep their order inside the host: no duplicate ACKs, no retransmission,
     // and the flow ends later by less than the jitter per round trip it waited.
@@ -154,7 +149,7 @@ queries = 200
 background_load = 0.1
 background_scale = 10
 "#;
-    let (mut sim, flows, _) = run(text, &[]);
+    let Run { flows, queries, .. } = run(text, &[]);
     assert_eq!(CLASS_LABELS[CLASS_BACKGROUND as usize], "background");
     let bg: Vec<usize> = (0..flows.len())
         .filter(|&i| flows.class[i] == CLASS_BACKGROUND)
@@ -162,7 +157,7 @@ background_scale = 10
     assert!(bg.len() > 10, "{} background flows", bg.len());
     // Every flow finishes: background stops once the last query is generated.
     assert!(flows.finish_ps.iter().all(|&f| f != u64::MAX));
-    assert_eq!(sim.take_queries().len(), 200);
+    assert_eq!(queries.len(), 200);
     // Sizes above 1 MB were scaled by 10: the web-search CDF's largest flows are
     // 30 MB before scaling, and nothing between 1 MB and 10 MB survives scaling.
     for &i in &bg {

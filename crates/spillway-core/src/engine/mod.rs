@@ -20,7 +20,7 @@ use crate::output::ports::PortRecords;
 use crate::rng::{component, Rng};
 use crate::switch::forwarding::Forwarder;
 use crate::switch::port::Port;
-use crate::switch::{QueueKind, Switch};
+use crate::switch::Switch;
 use crate::transport::cc::kinds::Cc;
 use crate::transport::tcp::sender::TcpSender;
 use crate::units::Ps;
@@ -99,15 +99,7 @@ impl Sim {
             Rng::new(seed, component::WORKLOAD),
             Rng::new(seed, component::BACKGROUND),
         );
-        let mut hosts = Hosts::new(
-            &sc.host,
-            &sc.transport,
-            sc.switch.queue == QueueKind::PFabric,
-            traffic,
-            &cx,
-            framing,
-            seed,
-        );
+        let mut hosts = Hosts::new(&sc.host, &sc.transport, traffic, &cx, framing, seed);
         hosts.start(&mut cx);
         Ok(Sim {
             cx,

@@ -9,6 +9,9 @@ pub struct HostConfig {
     pub nic_flow_limit: Option<u64>,
     /// `host.nic_drop = "local"`: the host's own NIC refusing a segment tells its sender.
     pub nic_drop_local: bool,
+    /// The NIC queues by pFabric's priority, as the switches do (`switch.queue =
+    /// "pfabric"`: pFabric §4.1 puts the same queue at the host).
+    pub nic_pfabric: bool,
     pub proc_parallel: u32,
     pub proc_time: Ps,
     pub rx_jitter: Ps,

@@ -65,7 +65,6 @@ impl Hosts {
     pub fn new(
         cfg: &HostConfig,
         transport: &TransportConfig,
-        pfabric: bool,
         traffic: Traffic,
         cx: &Ctx,
         framing: u32,
@@ -75,7 +74,7 @@ impl Hosts {
         Hosts {
             count,
             nics: (0..count)
-                .map(|h| Nic::new(&cx.fabric.ports(h)[0], cfg.nic_buffer, pfabric))
+                .map(|h| Nic::new(&cx.fabric.ports(h)[0], cfg.nic_buffer, cfg.nic_pfabric))
                 .collect(),
             rx: RxPath::new(cfg, count, seed),
             flows: FlowTable::default(),

@@ -73,15 +73,7 @@ impl Nic {
             dropped.push(pkt);
             return None;
         }
-        let (hot, cold) = (cx.pkts.hot(pkt), cx.pkts.get(pkt));
-        let e = Entry {
-            pkt,
-            class: hot.class,
-            prio: cold.prio,
-            flow: cold.flow_id,
-            wire: hot.wire as u32,
-            in_port: u16::MAX,
-        };
+        let e = Entry::of(&cx.pkts, pkt, u16::MAX);
         let admitted = p.enqueue_pfabric(cx, e, &mut self.evicted);
         dropped.extend(self.evicted.drain(..).map(|v| v.pkt));
         if !admitted {

@@ -1,5 +1,5 @@
-//! The ideal flow completion time, the denominator of every slowdown (DESIGN: defined
-//! once): the flow alone on its path, sent at line rate from time 0, store-and-forward.
+//! The ideal flow completion time, the denominator of every slowdown (defined
+//! here, once): the flow alone on its path, sent at line rate from time 0, store-and-forward.
 
 use crate::units::{serialization_ps, Ps};
 

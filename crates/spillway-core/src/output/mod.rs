@@ -2,7 +2,8 @@
 //! metrics they are built on (the ideal FCT). Each table's schema (column names, types,
 //! what means "none", documentation) is defined here once, with the columns
 //! themselves ([`records!`]); the Python binding and `spillway run` build their columns
-//! from it, and docs/outputs.md's column lists are generated from it.
+//! from it, and docs/outputs.md's column tables are generated from it
+//! (python/spillway/reference.py, `make reference`; a test keeps them current).
 
 pub mod counters;
 pub mod flows;

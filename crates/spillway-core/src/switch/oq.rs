@@ -172,15 +172,7 @@ impl OqSwitch {
                 return;
             }
         } else if p.has_pfabric() {
-            let (hot, cold) = (cx.pkts.hot(pkt), cx.pkts.get(pkt));
-            let e = Entry {
-                pkt,
-                class: hot.class,
-                prio: cold.prio,
-                flow: cold.flow_id,
-                wire: hot.wire as u32,
-                in_port,
-            };
+            let e = Entry::of(&cx.pkts, pkt, in_port);
             let mut evicted = std::mem::take(&mut self.evicted);
             let admitted = p.enqueue_pfabric(cx, e, &mut evicted);
             for v in evicted.drain(..) {

@@ -711,7 +711,10 @@ mod tests {
         // The link frees: its wake-up finds only the paused class waiting.
         let t = p.busy_until;
         cx.now = t;
-        assert!(p.on_wake(&mut cx, node, 0, t).is_none(), "only the paused class waits");
+        assert!(
+            p.on_wake(&mut cx, node, 0, t).is_none(),
+            "only the paused class waits"
+        );
         assert!(!p.is_empty());
         // Resuming kicks the port (as flow control will).
         p.set_paused(0);

@@ -35,9 +35,9 @@ impl Cdf {
         Some(Cdf::parse(text).expect("built-in CDFs are valid"))
     }
 
-    /// Parses any of the three formats of `shared/data/cdf/SOURCES.txt`:
-    /// A `<packets> 1 <cdf>`; B `<bytes> <percent>`; C a first line with the mean, then
-    /// `<bytes> <cdf>`.
+    /// Parses any of the three formats public CDF files come in: A (ns-2, pFabric,
+    /// YAPS) `<packets> 1 <cdf>`; B (HPCC) `<bytes> <percent>`; C (Homa) a first line
+    /// with the mean, then `<bytes> <cdf>`.
     pub fn parse(text: &str) -> Result<Cdf, String> {
         let rows: Vec<Vec<f64>> = text
             .lines()
@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn builtin_means_match_the_published_ones() {
-        // shared/data/cdf/SOURCES.txt: interp means 1,665,831 / 7,470,236 / 195,357 B.
+        // data/cdf/SOURCES.md: piecewise-linear means 1,665,831 / 7,470,236 / 195,357 B.
         for (name, mean) in [
             ("websearch", 1_665_831.0),
             ("datamining", 7_470_236.0),

@@ -10,7 +10,12 @@ import pandas as pd
 from spillway import plots, schemes
 from spillway.analysis import flow_goodput
 from spillway.reproduce import Figure, Verdict
-from spillway.reproduce.cp.testbed import LINE_GOODPUT_MBPS, LONG_FLOW_CLOCK_PPM, long_flows
+from spillway.reproduce.cp.testbed import (
+    LINE_GOODPUT_MBPS,
+    LONG_FLOW_CLOCK_PPM,
+    TESTBED_TRANSPORT,
+    long_flows,
+)
 from spillway.store import Results
 
 OOO_BASE = f"""
@@ -28,17 +33,11 @@ spine_buffer = "256KB"
 ecn_threshold = "32KB"
 [host]
 rx_jitter = "10us"
-[transport]
-init_cwnd = 3
-rwnd = "256KB"
-rearm_rto = true
-cwnd_increase = "acks"
-ssthresh_from = "cwnd"
-rto_min = "10ms"
+""" + TESTBED_TRANSPORT + """rto_min = "10ms"
 [workload]
 kind = "trace"
-flows = [{{ src = 3, dst = 0, size = "10GB", start = "0us" }},
-         {{ src = 6, dst = 1, size = "10GB", start = "0us" }}]
+flows = [{ src = 3, dst = 0, size = "10GB", start = "0us" },
+         { src = 6, dst = 1, size = "10GB", start = "0us" }]
 """
 
 def ooo_theory(p: float) -> float:

@@ -11,6 +11,17 @@ import pandas as pd
 from spillway import _core, schemes
 from spillway.store import Results
 
+# The testbed hosts' TCP (Linux 3.x as CP §6 ran it): the window grows per ACK, a loss's
+# ssthresh comes from the window, the timer is re-armed on every ACK.
+TESTBED_TRANSPORT = """
+[transport]
+init_cwnd = 3
+rwnd = "256KB"
+rearm_rto = true
+cwnd_increase = "acks"
+ssthresh_from = "cwnd"
+"""
+
 TESTBED = """
 [topology]
 kind = "leaf_spine"
@@ -23,13 +34,7 @@ link_delay = "20us"
 buffer = "512KB"
 spine_buffer = "128KB"
 ecn_threshold = "32KB"
-[transport]
-init_cwnd = 3
-rwnd = "256KB"
-rearm_rto = true
-cwnd_increase = "acks"
-ssthresh_from = "cwnd"
-"""
+""" + TESTBED_TRANSPORT
 
 BASE = TESTBED + """
 [workload]

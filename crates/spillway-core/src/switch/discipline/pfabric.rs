@@ -11,6 +11,8 @@
 //! arrival order and each operation is one linear scan: O(n) per packet, no allocation
 //! in steady state, and far cheaper than a heap pair at these sizes.
 
+use crate::packet::Arena;
+
 /// One queued packet, with what the discipline needs so it never reads the packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
@@ -24,6 +26,20 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// Packet `pkt` of the arena, arrived on `in_port` (`u16::MAX`: from the host).
+    #[inline]
+    pub fn of(pkts: &Arena, pkt: u32, in_port: u16) -> Entry {
+        let (hot, cold) = (pkts.hot(pkt), pkts.get(pkt));
+        Entry {
+            pkt,
+            class: hot.class,
+            prio: cold.prio,
+            flow: cold.flow_id,
+            wire: hot.wire as u32,
+            in_port,
+        }
+    }
+
     #[inline]
     fn key(&self) -> (u8, u64) {
         (self.class, self.prio)
