@@ -15,9 +15,11 @@
 //! 96 KB being the mean total of a short query. Response flows carry class `short` or
 //! `long`; each query (short or long) yields one query row.
 
-use super::{NewFlow, QueryRecord, CLASS_LONG, CLASS_REQUEST, CLASS_SHORT};
+use super::arrivals::Arrivals;
+use super::flow::{NewFlow, QueryRecord, CLASS_LONG, CLASS_REQUEST, CLASS_SHORT};
+use super::open_queries::{parse_tag, pick_workers, request_tag, response_tag, OpenQueries};
 use crate::rng::Rng;
-use crate::units::{Ps, PS_PER_S};
+use crate::units::Ps;
 
 pub const KB: u64 = 1024;
 pub const SHORT_SIZES: [u64; 5] = [2 * KB, 4 * KB, 8 * KB, 16 * KB, 32 * KB];
@@ -36,17 +38,13 @@ struct Open {
 
 pub struct ShortLong {
     p_short: f64,
-    mean_gap_ps: f64,
-    clock: f64,
-    next_time: Ps,
-    remaining: u64,
+    arrivals: Arrivals,
     long_size: u64,
     request_size: u64,
     clients: Vec<u32>,
     workers: Vec<u32>,
     next_id: u64,
-    open: Vec<Option<Open>>,
-    free: Vec<u32>,
+    open: OpenQueries<Open>,
     pick: Vec<u32>,
     rng: Rng,
 }
@@ -62,51 +60,40 @@ impl ShortLong {
         clients: &[u32],
         workers: &[u32],
         link_rate: u64,
-        rng: Rng,
+        mut rng: Rng,
     ) -> ShortLong {
         let capacity = load * clients.len() as f64 * link_rate as f64 / 8.0; // bytes/s
         let mean_short = SHORT_TOTALS.iter().sum::<u64>() as f64 / SHORT_TOTALS.len() as f64;
         let l_short = short_fraction * capacity / mean_short;
         let l_long = (1.0 - short_fraction) * capacity / long_size as f64;
-        let mut w = ShortLong {
+        ShortLong {
             p_short: l_short / (l_short + l_long),
-            mean_gap_ps: PS_PER_S as f64 / (l_short + l_long),
-            clock: 0.0,
-            next_time: 0,
-            remaining: queries.unwrap_or(u64::MAX),
+            arrivals: Arrivals::new(l_short + l_long, queries, &mut rng),
             long_size,
             request_size,
             clients: clients.to_vec(),
             workers: workers.to_vec(),
             next_id: 0,
-            open: Vec::new(),
-            free: Vec::new(),
+            open: OpenQueries::default(),
             pick: Vec::new(),
             rng,
-        };
-        w.advance();
-        w
-    }
-
-    fn advance(&mut self) {
-        self.clock += self.rng.exp(self.mean_gap_ps);
-        self.next_time = self.clock.round() as Ps;
+        }
     }
 
     pub fn next_time(&self) -> Option<Ps> {
-        (self.remaining > 0).then_some(self.next_time)
+        self.arrivals.next_time()
     }
 
     pub fn open_queries(&self) -> u64 {
-        self.open.iter().filter(|q| q.is_some()).count() as u64
+        self.open.len() as u64
     }
 
     pub fn exhausted(&self) -> bool {
-        self.remaining == 0 && self.open.iter().all(Option::is_none)
+        self.arrivals.exhausted() && self.open.is_empty()
     }
 
     pub fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
-        while self.remaining > 0 && self.next_time <= now {
+        while self.arrivals.due(now) {
             let client = self.clients[self.rng.below(self.clients.len() as u64) as usize];
             let short = self.rng.next_f64() < self.p_short;
             let (response, fanout, class) = if short {
@@ -119,14 +106,10 @@ impl ShortLong {
             // Distinct workers other than the client.
             let others = self.workers.iter().filter(|&&w| w != client).count();
             let fanout = fanout.min(others);
-            super::pick_workers(&mut self.rng, &self.workers, client, fanout, &mut self.pick);
+            pick_workers(&mut self.rng, &self.workers, client, fanout, &mut self.pick);
             let id = self.next_id;
             self.next_id += 1;
-            let slot = self.free.pop().unwrap_or_else(|| {
-                self.open.push(None);
-                (self.open.len() - 1) as u32
-            });
-            self.open[slot as usize] = Some(Open {
+            let slot = self.open.insert(Open {
                 id,
                 client,
                 start: now,
@@ -142,11 +125,10 @@ impl ShortLong {
                     size: self.request_size,
                     class: CLASS_REQUEST,
                     query: id,
-                    tag: (slot as u64) << 1,
+                    tag: request_tag(slot),
                 });
             }
-            self.remaining -= 1;
-            self.advance();
+            self.arrivals.advance(&mut self.rng);
         }
     }
 
@@ -158,11 +140,11 @@ impl ShortLong {
         out: &mut Vec<NewFlow>,
         queries: &mut Vec<QueryRecord>,
     ) {
-        let slot = (tag >> 1) as usize;
-        let Some(q) = self.open[slot].as_mut() else {
+        let (slot, is_response) = parse_tag(tag);
+        let Some(q) = self.open.get_mut(slot) else {
             return;
         };
-        if tag & 1 == 0 {
+        if !is_response {
             // The request reached worker `dst`: it answers.
             out.push(NewFlow {
                 src: dst,
@@ -170,14 +152,13 @@ impl ShortLong {
                 size: q.response,
                 class: q.class,
                 query: q.id,
-                tag: tag | 1,
+                tag: response_tag(slot),
             });
             return;
         }
         q.outstanding -= 1;
         if q.outstanding == 0 {
-            let q = self.open[slot].take().unwrap();
-            self.free.push(slot as u32);
+            let q = self.open.remove(slot).unwrap();
             queries.push(QueryRecord {
                 query_id: q.id,
                 start: q.start,

@@ -1,0 +1,48 @@
+//! What a workload hands the hosts and gets back: a new flow, a finished query's record,
+//! and the flow classes.
+
+use crate::units::Ps;
+
+/// Flow class labels, the `class` column of flows.parquet.
+pub const CLASS_LABELS: &[&str] = &[
+    "incast",
+    "flow",
+    "request",
+    "response",
+    "trace",
+    "short",
+    "long",
+    "background",
+];
+pub const CLASS_INCAST: u8 = 0;
+pub const CLASS_FLOW: u8 = 1;
+pub const CLASS_REQUEST: u8 = 2;
+pub const CLASS_RESPONSE: u8 = 3;
+pub const CLASS_TRACE: u8 = 4;
+pub const CLASS_SHORT: u8 = 5;
+pub const CLASS_LONG: u8 = 6;
+pub const CLASS_BACKGROUND: u8 = 7;
+
+pub const NO_QUERY: u64 = u64::MAX;
+
+/// A flow the workload wants started now.
+#[derive(Debug, Clone, Copy)]
+pub struct NewFlow {
+    pub src: u32,
+    pub dst: u32,
+    pub size: u64,
+    pub class: u8,
+    pub query: u64,
+    /// The workload's own handle, returned on completion.
+    pub tag: u64,
+}
+
+/// One finished query (an incast round, a request with its responses).
+#[derive(Debug, Clone, Copy)]
+pub struct QueryRecord {
+    pub query_id: u64,
+    pub start: Ps,
+    pub finish: Ps,
+    pub size_bytes: u64,
+    pub flows: u32,
+}

@@ -1,0 +1,70 @@
+//! Open-loop Poisson flows between random hosts, sizes from an empirical CDF (the
+//! workload `poisson`, and the background traffic beside any workload).
+
+use super::arrivals::Arrivals;
+use super::cdf::Cdf;
+use super::flow::{NewFlow, CLASS_FLOW, NO_QUERY};
+use crate::rng::Rng;
+use crate::units::Ps;
+
+/// Open-loop Poisson arrivals, sizes from an empirical CDF.
+pub struct Poisson {
+    cdf: Cdf,
+    sources: Vec<u32>,
+    destinations: Vec<u32>,
+    arrivals: Arrivals,
+    rng: Rng,
+}
+
+impl Poisson {
+    /// Arrivals at the rate that makes the flows' payload `load` of the sources' links:
+    /// λ (flows/s) = load · (sending hosts · link rate) / (8 · mean size).
+    pub fn new(
+        load: f64,
+        cdf: &Cdf,
+        sources: Vec<u32>,
+        destinations: Vec<u32>,
+        max_flows: Option<u64>,
+        link_rate: u64,
+        mut rng: Rng,
+    ) -> Poisson {
+        let rate = load * sources.len() as f64 * link_rate as f64 / (8.0 * cdf.mean());
+        Poisson {
+            cdf: cdf.clone(),
+            sources,
+            destinations,
+            arrivals: Arrivals::new(rate, max_flows, &mut rng),
+            rng,
+        }
+    }
+
+    pub fn next_time(&self) -> Option<Ps> {
+        self.arrivals.next_time()
+    }
+
+    pub fn exhausted(&self) -> bool {
+        self.arrivals.exhausted()
+    }
+
+    pub fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
+        while self.arrivals.due(now) {
+            let src = self.sources[self.rng.below(self.sources.len() as u64) as usize];
+            let dst = loop {
+                let d = self.destinations[self.rng.below(self.destinations.len() as u64) as usize];
+                if d != src {
+                    break d;
+                }
+            };
+            let size = self.cdf.sample(&mut self.rng);
+            out.push(NewFlow {
+                src,
+                dst,
+                size,
+                class: CLASS_FLOW,
+                query: NO_QUERY,
+                tag: 0,
+            });
+            self.arrivals.advance(&mut self.rng);
+        }
+    }
+}

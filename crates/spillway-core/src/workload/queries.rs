@@ -1,0 +1,159 @@
+//! Request/response and partition/aggregate queries: Poisson query arrivals, each a
+//! fan-out of requests and the workers' responses.
+
+use super::arrivals::Arrivals;
+use super::flow::{NewFlow, QueryRecord, CLASS_REQUEST, CLASS_RESPONSE};
+use super::open_queries::{parse_tag, pick_workers, request_tag, response_tag, OpenQueries};
+use super::spec::ResponseSize;
+use crate::rng::Rng;
+use crate::units::Ps;
+
+struct OpenQuery {
+    id: u64,
+    client: u32,
+    start: Ps,
+    outstanding: u32,
+    bytes: u64,
+}
+
+/// Request/response and partition/aggregate: a client asks `fanout` workers with a small
+/// request each; each worker answers once its request has arrived.
+pub struct Queries {
+    fanout: u32,
+    request_size: u64,
+    response: ResponseSize,
+    clients: Vec<u32>,
+    workers: Vec<u32>,
+    arrivals: Arrivals,
+    next_id: u64,
+    open: OpenQueries<OpenQuery>,
+    pick: Vec<u32>,
+    rng: Rng,
+}
+
+impl Queries {
+    /// Queries at the rate that makes the responses' payload `load` of the clients' links.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        load: f64,
+        queries: Option<u64>,
+        fanout: u32,
+        request_size: u64,
+        response: &ResponseSize,
+        clients: &[u32],
+        workers: &[u32],
+        link_rate: u64,
+        mut rng: Rng,
+    ) -> Queries {
+        let mean_query_bytes = fanout as f64 * response.mean();
+        let rate = load * clients.len() as f64 * link_rate as f64 / (8.0 * mean_query_bytes);
+        Queries {
+            fanout,
+            request_size,
+            response: response.clone(),
+            clients: clients.to_vec(),
+            workers: workers.to_vec(),
+            arrivals: Arrivals::new(rate, queries, &mut rng),
+            next_id: 0,
+            open: OpenQueries::default(),
+            pick: Vec::new(),
+            rng,
+        }
+    }
+
+    pub fn next_time(&self) -> Option<Ps> {
+        self.arrivals.next_time()
+    }
+
+    pub fn open_queries(&self) -> u64 {
+        self.open.len() as u64
+    }
+
+    pub fn exhausted(&self) -> bool {
+        self.arrivals.exhausted() && self.open.is_empty()
+    }
+
+    pub fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
+        while self.arrivals.due(now) {
+            let client = self.clients[self.rng.below(self.clients.len() as u64) as usize];
+            pick_workers(
+                &mut self.rng,
+                &self.workers,
+                client,
+                self.fanout as usize,
+                &mut self.pick,
+            );
+            let id = self.next_id;
+            self.next_id += 1;
+            let slot = self.open.insert(OpenQuery {
+                id,
+                client,
+                start: now,
+                outstanding: self.fanout,
+                bytes: 0,
+            });
+            for i in 0..self.fanout as usize {
+                out.push(NewFlow {
+                    src: client,
+                    dst: self.pick[i],
+                    size: self.request_size,
+                    class: CLASS_REQUEST,
+                    query: id,
+                    tag: request_tag(slot),
+                });
+            }
+            self.arrivals.advance(&mut self.rng);
+        }
+    }
+
+    pub fn on_flow_done(
+        &mut self,
+        now: Ps,
+        tag: u64,
+        dst: u32,
+        out: &mut Vec<NewFlow>,
+        queries: &mut Vec<QueryRecord>,
+    ) {
+        let (slot, is_response) = parse_tag(tag);
+        if !is_response {
+            // The request reached its worker: answer it.
+            self.respond(dst, slot, out);
+            return;
+        }
+        let Some(q) = self.open.get_mut(slot) else {
+            return;
+        };
+        q.outstanding -= 1;
+        if q.outstanding == 0 {
+            let q = self.open.remove(slot).unwrap();
+            queries.push(QueryRecord {
+                query_id: q.id,
+                start: q.start,
+                finish: now,
+                size_bytes: q.bytes,
+                flows: self.fanout,
+            });
+        }
+    }
+
+    fn respond(&mut self, worker: u32, slot: u32, out: &mut Vec<NewFlow>) {
+        // Drawn before the query is looked up, as it always was, so the stream's order
+        // does not depend on whether the query is still open.
+        let size = match &self.response {
+            ResponseSize::Fixed(s) => *s,
+            ResponseSize::Cdf(c) => c.sample(&mut self.rng),
+        };
+        let Some(q) = self.open.get_mut(slot) else {
+            return;
+        };
+        q.bytes += size;
+        out.push(NewFlow {
+            src: worker,
+            dst: q.client,
+            size,
+            class: CLASS_RESPONSE,
+            query: q.id,
+            tag: response_tag(slot),
+        });
+    }
+}
