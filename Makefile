@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 EXT    := $(VENV)/.built
 RUST_SRC := $(shell find crates -name '*.rs' -o -name 'Cargo.toml') Cargo.toml pyproject.toml \
-            $(wildcard crates/spillway-core/data/cdf/*)
+            $(wildcard crates/spillway-core/data/cdf/* crates/spillway-core/data/bench/*)
 
 .PHONY: demo test setup build lint fmt bench reference clean
 

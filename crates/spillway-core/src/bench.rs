@@ -5,24 +5,11 @@ use crate::config::Scenario;
 use crate::engine::Sim;
 use std::time::Instant;
 
-/// k = 8 unless overridden (see `overrides`).
-const FAT_TREE_WEBSEARCH: &str = r#"
-[topology]
-kind = "fat_tree"
-k = 8
-link_rate = "10Gbps"
-link_delay = "1us"
-[switch]
-buffer = "128KB"
-[transport]
-rto_min = "1ms"
-[workload]
-kind = "poisson"
-cdf = "websearch"
-load = 0.6
-[run]
-duration = "20ms"
-"#;
+/// The benchmarks' scenarios, files a user can run as they are
+/// (`spillway run crates/spillway-core/data/bench/incast64.toml`); k = 8 unless
+/// overridden (see `overrides`).
+const FAT_TREE_WEBSEARCH: &str = include_str!("../data/bench/fattree_websearch.toml");
+const INCAST64: &str = include_str!("../data/bench/incast64.toml");
 
 /// Overrides of a benchmark's scenario text, by name.
 fn overrides(name: &str) -> &'static [&'static str] {
@@ -44,22 +31,7 @@ pub const BENCHMARKS: &[(&str, &str, &str)] = &[
     (
         "incast64",
         "star, 64 senders x 64 KB to one receiver, 10G, 128 KB buffers, 100 rounds",
-        r#"
-[topology]
-kind = "star"
-hosts = 65
-link_rate = "10Gbps"
-link_delay = "1us"
-[switch]
-buffer = "128KB"
-[transport]
-rto_min = "1ms"
-[workload]
-kind = "incast"
-senders = 64
-size = "64KB"
-rounds = 100
-"#,
+        INCAST64,
     ),
     (
         "fattree_websearch",

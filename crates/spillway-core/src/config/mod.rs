@@ -219,6 +219,7 @@ pub fn apply_override(table: &mut Table, assignment: &str) -> Result<(), Scenari
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::spec::IncastSpec;
 
     fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         Scenario::parse(text, &[], None)
@@ -275,7 +276,7 @@ mod tests {
         .unwrap();
         assert!(matches!(
             s.workload,
-            WorkloadSpec::Incast { senders: 64, .. }
+            WorkloadSpec::Incast(IncastSpec { senders: 64, .. })
         ));
         assert_eq!(s.topology.link_rate, 1_000_000_000);
         let e = Scenario::parse("", &["transport.dupack_threshold=-1".into()], None).unwrap_err();

@@ -4,7 +4,7 @@ use super::error::ScenarioError;
 use super::reader::{is_off, load_fraction, Reader};
 use crate::units::{self, Ps};
 use crate::workload::cdf::Cdf;
-use crate::workload::spec::{BackgroundSpec, FlowSpec, ResponseSize, WorkloadSpec};
+use crate::workload::spec::{BackgroundSpec, FlowSpec, IncastSpec, ResponseSize, WorkloadSpec};
 use toml::Value;
 
 impl Reader<'_> {
@@ -183,7 +183,7 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
                      to start each round when the previous one has arrived",
                 ));
             }
-            WorkloadSpec::Incast {
+            WorkloadSpec::Incast(IncastSpec {
                 all_to_all,
                 sources,
                 receiver,
@@ -192,7 +192,7 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
                 rounds,
                 period,
                 jitter: r.time("workload.jitter")?,
-            }
+            })
         }
         "poisson" => {
             let load = r.load()?;

@@ -5,15 +5,15 @@
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
 use crate::units::Ps;
-use crate::workload::{NewFlow, QueryRecord, Traffic};
+use crate::workload::{Emitted, NewFlow, QueryRecord, Traffic};
 
 pub struct Apps {
     traffic: Traffic,
     /// The time of the pending `Workload` event.
     pending: Option<Ps>,
-    /// Flows the workload asked for, to be started (kept to reuse its buffer).
-    newflows: Vec<NewFlow>,
-    queries: Vec<QueryRecord>,
+    /// Flows the workload asked for, to be started (kept to reuse its buffer), and the
+    /// queries it completed.
+    out: Emitted,
 }
 
 impl Apps {
@@ -21,8 +21,7 @@ impl Apps {
         Apps {
             traffic,
             pending: None,
-            newflows: Vec::new(),
-            queries: Vec::new(),
+            out: Emitted::default(),
         }
     }
 
@@ -43,23 +42,21 @@ impl Apps {
             return None;
         }
         self.pending = None;
-        let mut nf = std::mem::take(&mut self.newflows);
+        let mut nf = std::mem::take(&mut self.out.flows);
         self.traffic.generate(time, &mut nf);
         Some(nf)
     }
 
     /// Flow `tag` to `dst` has fully arrived: the flows that start because of it.
     pub fn flow_done(&mut self, now: Ps, tag: u64, dst: u32) -> Vec<NewFlow> {
-        let mut nf = std::mem::take(&mut self.newflows);
-        self.traffic
-            .on_flow_done(now, tag, dst, &mut nf, &mut self.queries);
-        nf
+        self.traffic.on_flow_done(now, tag, dst, &mut self.out);
+        std::mem::take(&mut self.out.flows)
     }
 
     /// Hands back the buffer of new flows, emptied.
     pub fn recycle(&mut self, nf: Vec<NewFlow>) {
         debug_assert!(nf.is_empty());
-        self.newflows = nf;
+        self.out.flows = nf;
     }
 
     /// No more flows will ever come.
@@ -77,6 +74,6 @@ impl Apps {
 
     /// Queries completed since the last call.
     pub fn take_queries(&mut self) -> Vec<QueryRecord> {
-        std::mem::take(&mut self.queries)
+        std::mem::take(&mut self.out.queries)
     }
 }

@@ -9,7 +9,7 @@ use super::Hosts;
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
 use crate::packet::{Packet, PktKind};
-use crate::transport::connection::{AckInfo, Handled, Input};
+use crate::transport::connection::{AckInfo, Data, Handled, Input};
 use crate::units::Ps;
 
 /// What [`Hosts::deliver`] reads of a packet.
@@ -109,38 +109,20 @@ impl Hosts {
     /// which changes the IP header, ends a merge); one that cannot join sends the held one
     /// up first. The merged segment is acknowledged once the batch has been handled.
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    fn gro_receive(
-        &mut self,
-        cx: &mut Ctx,
-        slot: u32,
-        seq: u64,
-        len: u32,
-        ts: Ps,
-        retx: bool,
-        ce: bool,
-    ) -> Handled {
+    fn gro_receive(&mut self, cx: &mut Ctx, slot: u32, d: Data) -> Handled {
         let now = cx.now;
+        let Data { seq, len, ce, .. } = d;
         let f = self.flows.get(slot);
         // Linux merges only segments whose headers and options match: not a CE mark,
         // not a retransmission (a later timestamp), and not a duplicate.
-        let mergeable = !ce && !retx && !f.conn.is_duplicate(seq);
+        let mergeable = !ce && !d.retx && !f.conn.is_duplicate(seq);
         let joins = mergeable && f.gro.joins(now, seq, len);
         if !joins {
             self.gro_flush(cx, slot);
         }
         self.ack_held_if_ce_flips(cx, slot, ce);
         let f = self.flows.get(slot);
-        let rx = f.conn.handle(
-            now,
-            Input::Data {
-                seq,
-                len,
-                ts,
-                retx,
-                ce,
-            },
-        );
+        let rx = f.conn.handle(now, Input::Data(d));
         if rx.ack_now && mergeable {
             if f.gro.hold(now, seq, len, joins) {
                 // After every packet of the batch: they were queued before it.
@@ -203,21 +185,19 @@ impl Hosts {
                 self.arm_timer(cx, slot);
             }
             PktKind::Data => {
+                let d = Data {
+                    seq: p.seq,
+                    len: p.len,
+                    ts: p.ts,
+                    retx: p.retx,
+                    ce: p.ce,
+                };
                 let rx = if self.rx.gro() {
-                    self.gro_receive(cx, slot, p.seq, p.len, p.ts, p.retx, p.ce)
+                    self.gro_receive(cx, slot, d)
                 } else {
-                    self.ack_held_if_ce_flips(cx, slot, p.ce);
+                    self.ack_held_if_ce_flips(cx, slot, d.ce);
                     let f = self.flows.get(slot);
-                    let rx = f.conn.handle(
-                        now,
-                        Input::Data {
-                            seq: p.seq,
-                            len: p.len,
-                            ts: p.ts,
-                            retx: p.retx,
-                            ce: p.ce,
-                        },
-                    );
+                    let rx = f.conn.handle(now, Input::Data(d));
                     if rx.ack_now {
                         self.send_ack(cx, slot);
                     }

@@ -33,17 +33,24 @@ pub enum Input<'a> {
     Refused(&'a [Segment]),
     /// At either end: the connection's timer (`poll_timeout`) is due.
     Timeout,
-    /// At the receiver: a data segment (`ce`: it arrived CE-marked).
-    Data {
-        seq: u64,
-        len: u32,
-        ts: Ps,
-        retx: bool,
-        ce: bool,
-    },
+    /// At the receiver: a data segment.
+    Data(Data),
     /// At the receiver: a payload-cut data packet (CP §4.3): bytes `seq..seq + len` were
     /// lost at a switch.
     Cut { seq: u64, len: u32 },
+}
+
+/// A data segment as it reached the receiver: what its headers carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Data {
+    pub seq: u64,
+    pub len: u32,
+    /// The sender's timestamp (echoed for RTT samples).
+    pub ts: Ps,
+    /// A retransmission (its timestamp is later than the original's).
+    pub retx: bool,
+    /// It arrived CE-marked.
+    pub ce: bool,
 }
 
 /// What the receiver wants done after an input.

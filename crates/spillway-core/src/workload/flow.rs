@@ -37,6 +37,14 @@ pub struct NewFlow {
     pub tag: u64,
 }
 
+/// What a finished flow makes the workload do: flows to start (a worker's response),
+/// queries that completed. The hosts' applications keep one and drain it.
+#[derive(Debug, Default)]
+pub struct Emitted {
+    pub flows: Vec<NewFlow>,
+    pub queries: Vec<QueryRecord>,
+}
+
 /// One finished query (an incast round, a request with its responses).
 #[derive(Debug, Clone, Copy)]
 pub struct QueryRecord {

@@ -2,6 +2,7 @@
 //! after round, each round's group one query.
 
 use super::flow::{NewFlow, QueryRecord, CLASS_INCAST};
+use super::spec::IncastSpec;
 use crate::rng::Rng;
 use crate::units::Ps;
 use std::collections::VecDeque;
@@ -61,18 +62,17 @@ pub struct Incast {
 impl Incast {
     /// `rounds` rounds of `groups`, every `period` or (without one) each when the last
     /// has completed; the first starts at once.
-    pub fn new(
-        groups: Vec<IncastGroup>,
-        rounds: u32,
-        period: Option<Ps>,
-        jitter: Ps,
-        rng: Rng,
-    ) -> Incast {
+    pub fn new(spec: &IncastSpec, hosts: u32, rng: Rng) -> Incast {
+        let groups = if spec.all_to_all {
+            IncastGroup::all_to_all(hosts, spec.size)
+        } else {
+            IncastGroup::many_to_one(spec.receiver, &spec.sources, spec.senders, spec.size)
+        };
         Incast {
             groups,
-            rounds,
-            period,
-            jitter,
+            rounds: spec.rounds,
+            period: spec.period,
+            jitter: spec.jitter,
             next_round: 0,
             next_round_time: Some(0),
             starts: VecDeque::new(),

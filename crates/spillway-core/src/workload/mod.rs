@@ -20,8 +20,8 @@ pub mod spec;
 mod trace;
 
 pub use flow::{
-    NewFlow, QueryRecord, CLASS_BACKGROUND, CLASS_FLOW, CLASS_INCAST, CLASS_LABELS, CLASS_LONG,
-    CLASS_REQUEST, CLASS_RESPONSE, CLASS_SHORT, CLASS_TRACE, NO_QUERY,
+    Emitted, NewFlow, QueryRecord, CLASS_BACKGROUND, CLASS_FLOW, CLASS_INCAST, CLASS_LABELS,
+    CLASS_LONG, CLASS_REQUEST, CLASS_RESPONSE, CLASS_SHORT, CLASS_TRACE, NO_QUERY,
 };
 pub use incast::Incast;
 pub use poisson::Poisson;
@@ -30,7 +30,6 @@ pub use trace::Trace;
 
 use crate::rng::Rng;
 use crate::units::Ps;
-use incast::IncastGroup;
 use short_long::ShortLong;
 use spec::{BackgroundSpec, WorkloadSpec};
 
@@ -48,23 +47,7 @@ pub enum Workload {
 impl Workload {
     pub fn new(spec: &WorkloadSpec, hosts: u32, link_rate: u64, rng: Rng) -> Workload {
         match spec {
-            WorkloadSpec::Incast {
-                all_to_all,
-                sources,
-                receiver,
-                senders,
-                size,
-                rounds,
-                period,
-                jitter,
-            } => {
-                let groups = if *all_to_all {
-                    IncastGroup::all_to_all(hosts, *size)
-                } else {
-                    IncastGroup::many_to_one(*receiver, sources, *senders, *size)
-                };
-                Workload::Incast(Incast::new(groups, *rounds, *period, *jitter, rng))
-            }
+            WorkloadSpec::Incast(s) => Workload::Incast(Incast::new(s, hosts, rng)),
             WorkloadSpec::Poisson {
                 load,
                 cdf,
@@ -145,18 +128,11 @@ impl Workload {
     }
 
     /// A flow's receiver (`dst`) got its last byte.
-    pub fn on_flow_done(
-        &mut self,
-        now: Ps,
-        tag: u64,
-        dst: u32,
-        out: &mut Vec<NewFlow>,
-        queries: &mut Vec<QueryRecord>,
-    ) {
+    pub fn on_flow_done(&mut self, now: Ps, tag: u64, dst: u32, out: &mut Emitted) {
         match self {
-            Workload::Incast(w) => w.on_flow_done(now, tag, queries),
-            Workload::Query(w) => w.on_flow_done(now, tag, dst, out, queries),
-            Workload::ShortLong(w) => w.on_flow_done(now, tag, dst, out, queries),
+            Workload::Incast(w) => w.on_flow_done(now, tag, &mut out.queries),
+            Workload::Query(w) => w.on_flow_done(now, tag, dst, out),
+            Workload::ShortLong(w) => w.on_flow_done(now, tag, dst, out),
             Workload::Poisson(_) | Workload::Trace(_) => {}
         }
     }
@@ -261,16 +237,9 @@ impl Traffic {
         }
     }
 
-    pub fn on_flow_done(
-        &mut self,
-        now: Ps,
-        tag: u64,
-        dst: u32,
-        out: &mut Vec<NewFlow>,
-        queries: &mut Vec<QueryRecord>,
-    ) {
+    pub fn on_flow_done(&mut self, now: Ps, tag: u64, dst: u32, out: &mut Emitted) {
         if tag & BACKGROUND_TAG == 0 {
-            self.main.on_flow_done(now, tag, dst, out, queries);
+            self.main.on_flow_done(now, tag, dst, out);
         }
     }
 

@@ -1,7 +1,8 @@
 //! A query in flight, as the request/response workloads (queries, short/long) keep it:
-//! the table of open queries, the tags that name a query's flows, and the draw of its
-//! workers.
+//! the table of open queries, the tags that name a query's flows, who takes part and
+//! the draw of a query's workers, and its requests.
 
+use super::flow::{NewFlow, CLASS_REQUEST};
 use crate::rng::Rng;
 
 /// Open queries by slot. A flow's tag carries its query's slot, so a completion finds
@@ -70,15 +71,61 @@ pub fn parse_tag(tag: u64) -> (u32, bool) {
     ((tag >> 1) as u32, tag & 1 == 1)
 }
 
-/// Draws `n` distinct workers other than `client` into `pick[..n]` (partial Fisher-Yates;
-/// `n` at most the number of such workers).
-pub fn pick_workers(rng: &mut Rng, workers: &[u32], client: u32, n: usize, pick: &mut Vec<u32>) {
-    pick.clear();
-    pick.extend(workers.iter().copied().filter(|&w| w != client));
-    for i in 0..n {
-        let j = i + rng.below((pick.len() - i) as u64) as usize;
-        pick.swap(i, j);
+/// Who takes part in queries: the clients that ask, the workers that answer.
+pub struct Participants {
+    clients: Vec<u32>,
+    workers: Vec<u32>,
+    /// Scratch: the workers of the query being drawn.
+    pick: Vec<u32>,
+}
+
+impl Participants {
+    pub fn new(clients: &[u32], workers: &[u32]) -> Participants {
+        Participants {
+            clients: clients.to_vec(),
+            workers: workers.to_vec(),
+            pick: Vec::new(),
+        }
     }
+
+    /// A client, drawn uniformly.
+    pub fn client(&self, rng: &mut Rng) -> u32 {
+        self.clients[rng.below(self.clients.len() as u64) as usize]
+    }
+
+    /// `n` distinct workers other than `client` (all of them if fewer), drawn uniformly
+    /// by a partial Fisher-Yates shuffle.
+    pub fn workers(&mut self, rng: &mut Rng, client: u32, n: usize) -> &[u32] {
+        let pick = &mut self.pick;
+        pick.clear();
+        pick.extend(self.workers.iter().copied().filter(|&w| w != client));
+        let n = n.min(pick.len());
+        for i in 0..n {
+            let j = i + rng.below((pick.len() - i) as u64) as usize;
+            pick.swap(i, j);
+        }
+        &pick[..n]
+    }
+}
+
+/// The requests of query `id` (in `slot`) from `client`, one of `size` bytes to each of
+/// `workers`.
+pub fn requests(
+    out: &mut Vec<NewFlow>,
+    client: u32,
+    workers: &[u32],
+    size: u64,
+    id: u64,
+    slot: u32,
+) {
+    out.extend(workers.iter().map(|&w| NewFlow {
+        src: client,
+        dst: w,
+        size,
+        class: CLASS_REQUEST,
+        query: id,
+        tag: request_tag(slot),
+    }));
 }
 
 #[cfg(test)]

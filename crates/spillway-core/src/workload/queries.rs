@@ -2,8 +2,8 @@
 //! fan-out of requests and the workers' responses.
 
 use super::arrivals::Arrivals;
-use super::flow::{NewFlow, QueryRecord, CLASS_REQUEST, CLASS_RESPONSE};
-use super::open_queries::{parse_tag, pick_workers, request_tag, response_tag, OpenQueries};
+use super::flow::{Emitted, NewFlow, QueryRecord, CLASS_RESPONSE};
+use super::open_queries::{parse_tag, requests, response_tag, OpenQueries, Participants};
 use super::spec::ResponseSize;
 use crate::rng::Rng;
 use crate::units::Ps;
@@ -22,12 +22,10 @@ pub struct Queries {
     fanout: u32,
     request_size: u64,
     response: ResponseSize,
-    clients: Vec<u32>,
-    workers: Vec<u32>,
+    hosts: Participants,
     arrivals: Arrivals,
     next_id: u64,
     open: OpenQueries<OpenQuery>,
-    pick: Vec<u32>,
     rng: Rng,
 }
 
@@ -51,12 +49,10 @@ impl Queries {
             fanout,
             request_size,
             response: response.clone(),
-            clients: clients.to_vec(),
-            workers: workers.to_vec(),
+            hosts: Participants::new(clients, workers),
             arrivals: Arrivals::new(rate, queries, &mut rng),
             next_id: 0,
             open: OpenQueries::default(),
-            pick: Vec::new(),
             rng,
         }
     }
@@ -75,14 +71,10 @@ impl Queries {
 
     pub fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
         while self.arrivals.due(now) {
-            let client = self.clients[self.rng.below(self.clients.len() as u64) as usize];
-            pick_workers(
-                &mut self.rng,
-                &self.workers,
-                client,
-                self.fanout as usize,
-                &mut self.pick,
-            );
+            let client = self.hosts.client(&mut self.rng);
+            let workers = self
+                .hosts
+                .workers(&mut self.rng, client, self.fanout as usize);
             let id = self.next_id;
             self.next_id += 1;
             let slot = self.open.insert(OpenQuery {
@@ -92,32 +84,16 @@ impl Queries {
                 outstanding: self.fanout,
                 bytes: 0,
             });
-            for i in 0..self.fanout as usize {
-                out.push(NewFlow {
-                    src: client,
-                    dst: self.pick[i],
-                    size: self.request_size,
-                    class: CLASS_REQUEST,
-                    query: id,
-                    tag: request_tag(slot),
-                });
-            }
+            requests(out, client, workers, self.request_size, id, slot);
             self.arrivals.advance(&mut self.rng);
         }
     }
 
-    pub fn on_flow_done(
-        &mut self,
-        now: Ps,
-        tag: u64,
-        dst: u32,
-        out: &mut Vec<NewFlow>,
-        queries: &mut Vec<QueryRecord>,
-    ) {
+    pub fn on_flow_done(&mut self, now: Ps, tag: u64, dst: u32, out: &mut Emitted) {
         let (slot, is_response) = parse_tag(tag);
         if !is_response {
             // The request reached its worker: answer it.
-            self.respond(dst, slot, out);
+            self.respond(dst, slot, &mut out.flows);
             return;
         }
         let Some(q) = self.open.get_mut(slot) else {
@@ -126,7 +102,7 @@ impl Queries {
         q.outstanding -= 1;
         if q.outstanding == 0 {
             let q = self.open.remove(slot).unwrap();
-            queries.push(QueryRecord {
+            out.queries.push(QueryRecord {
                 query_id: q.id,
                 start: q.start,
                 finish: now,

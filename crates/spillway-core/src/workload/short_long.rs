@@ -16,8 +16,8 @@
 //! `long`; each query (short or long) yields one query row.
 
 use super::arrivals::Arrivals;
-use super::flow::{NewFlow, QueryRecord, CLASS_LONG, CLASS_REQUEST, CLASS_SHORT};
-use super::open_queries::{parse_tag, pick_workers, request_tag, response_tag, OpenQueries};
+use super::flow::{Emitted, NewFlow, QueryRecord, CLASS_LONG, CLASS_SHORT};
+use super::open_queries::{parse_tag, requests, response_tag, OpenQueries, Participants};
 use crate::rng::Rng;
 use crate::units::Ps;
 
@@ -41,11 +41,9 @@ pub struct ShortLong {
     arrivals: Arrivals,
     long_size: u64,
     request_size: u64,
-    clients: Vec<u32>,
-    workers: Vec<u32>,
+    hosts: Participants,
     next_id: u64,
     open: OpenQueries<Open>,
-    pick: Vec<u32>,
     rng: Rng,
 }
 
@@ -71,11 +69,9 @@ impl ShortLong {
             arrivals: Arrivals::new(l_short + l_long, queries, &mut rng),
             long_size,
             request_size,
-            clients: clients.to_vec(),
-            workers: workers.to_vec(),
+            hosts: Participants::new(clients, workers),
             next_id: 0,
             open: OpenQueries::default(),
-            pick: Vec::new(),
             rng,
         }
     }
@@ -94,7 +90,7 @@ impl ShortLong {
 
     pub fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
         while self.arrivals.due(now) {
-            let client = self.clients[self.rng.below(self.clients.len() as u64) as usize];
+            let client = self.hosts.client(&mut self.rng);
             let short = self.rng.next_f64() < self.p_short;
             let (response, fanout, class) = if short {
                 let size = SHORT_SIZES[self.rng.below(5) as usize];
@@ -103,10 +99,9 @@ impl ShortLong {
             } else {
                 (self.long_size, 1, CLASS_LONG)
             };
-            // Distinct workers other than the client.
-            let others = self.workers.iter().filter(|&&w| w != client).count();
-            let fanout = fanout.min(others);
-            pick_workers(&mut self.rng, &self.workers, client, fanout, &mut self.pick);
+            // Distinct workers other than the client (all of them, if fewer).
+            let workers = self.hosts.workers(&mut self.rng, client, fanout);
+            let fanout = workers.len();
             let id = self.next_id;
             self.next_id += 1;
             let slot = self.open.insert(Open {
@@ -118,35 +113,19 @@ impl ShortLong {
                 flows: fanout as u32,
                 outstanding: fanout as u32,
             });
-            for &worker in &self.pick[..fanout] {
-                out.push(NewFlow {
-                    src: client,
-                    dst: worker,
-                    size: self.request_size,
-                    class: CLASS_REQUEST,
-                    query: id,
-                    tag: request_tag(slot),
-                });
-            }
+            requests(out, client, workers, self.request_size, id, slot);
             self.arrivals.advance(&mut self.rng);
         }
     }
 
-    pub fn on_flow_done(
-        &mut self,
-        now: Ps,
-        tag: u64,
-        dst: u32,
-        out: &mut Vec<NewFlow>,
-        queries: &mut Vec<QueryRecord>,
-    ) {
+    pub fn on_flow_done(&mut self, now: Ps, tag: u64, dst: u32, out: &mut Emitted) {
         let (slot, is_response) = parse_tag(tag);
         let Some(q) = self.open.get_mut(slot) else {
             return;
         };
         if !is_response {
             // The request reached worker `dst`: it answers.
-            out.push(NewFlow {
+            out.flows.push(NewFlow {
                 src: dst,
                 dst: q.client,
                 size: q.response,
@@ -159,7 +138,7 @@ impl ShortLong {
         q.outstanding -= 1;
         if q.outstanding == 0 {
             let q = self.open.remove(slot).unwrap();
-            queries.push(QueryRecord {
+            out.queries.push(QueryRecord {
                 query_id: q.id,
                 start: q.start,
                 finish: now,

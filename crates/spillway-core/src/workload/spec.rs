@@ -20,19 +20,23 @@ pub struct FlowSpec {
     pub start: Ps,
 }
 
+/// `workload.kind = "incast"`.
+#[derive(Debug, Clone)]
+pub struct IncastSpec {
+    pub all_to_all: bool,
+    /// Hosts the senders are spread over (many_to_one).
+    pub sources: Vec<u32>,
+    pub receiver: u32,
+    pub senders: u32,
+    pub size: u64,
+    pub rounds: u32,
+    pub period: Option<Ps>,
+    pub jitter: Ps,
+}
+
 #[derive(Debug, Clone)]
 pub enum WorkloadSpec {
-    Incast {
-        all_to_all: bool,
-        /// Hosts the senders are spread over (many_to_one).
-        sources: Vec<u32>,
-        receiver: u32,
-        senders: u32,
-        size: u64,
-        rounds: u32,
-        period: Option<Ps>,
-        jitter: Ps,
-    },
+    Incast(IncastSpec),
     Poisson {
         load: f64,
         cdf: Cdf,

@@ -73,13 +73,7 @@ impl TcpConnection {
                     completed: false,
                 };
             }
-            Input::Data {
-                seq,
-                len,
-                ts,
-                retx,
-                ce,
-            } => return self.receiver.on_data(now, seq, len, ts, retx, ce),
+            Input::Data(d) => return self.receiver.on_data(now, d),
             Input::Cut { seq, len } => {
                 // CP §4.3: answered at once by a PACK.
                 self.receiver.on_cut(seq, len);

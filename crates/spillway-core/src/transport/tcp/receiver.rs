@@ -5,7 +5,7 @@
 
 use super::config::TcpConfig;
 use crate::packet::MAX_SACK;
-use crate::transport::connection::{AckInfo, Handled};
+use crate::transport::connection::{AckInfo, Data, Handled};
 use crate::units::Ps;
 use std::collections::VecDeque;
 
@@ -81,15 +81,14 @@ impl TcpReceiver {
         (self.size - k * self.mss).min(self.mss)
     }
 
-    pub fn on_data(
-        &mut self,
-        now: Ps,
-        seq: u64,
-        len: u32,
-        ts: Ps,
-        retx: bool,
-        ce: bool,
-    ) -> Handled {
+    pub fn on_data(&mut self, now: Ps, d: Data) -> Handled {
+        let Data {
+            seq,
+            len,
+            ts,
+            retx,
+            ce,
+        } = d;
         let was_complete = self.complete();
         self.ce_pending |= ce;
         let k = seq / self.mss;

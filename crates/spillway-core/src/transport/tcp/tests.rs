@@ -8,8 +8,19 @@ use super::sender::TcpSender;
 use crate::transport::cc::kinds::CcKind;
 use crate::transport::cc::newreno::NewReno;
 use crate::transport::cc::CongestionControl;
-use crate::transport::connection::{AckInfo, Segment};
+use crate::transport::connection::{AckInfo, Data, Segment};
 use crate::units::Ps;
+
+/// A data segment as the receiver gets it.
+fn data(seq: u64, len: u32, ts: Ps, retx: bool, ce: bool) -> Data {
+    Data {
+        seq,
+        len,
+        ts,
+        retx,
+        ce,
+    }
+}
 
 /// The sender driven as the host drives it: an input, then the send pass it asks for.
 trait Drive {
@@ -125,7 +136,7 @@ fn undo_restores_a_window_cut_for_a_delayed_segment() {
         let before = s.window().cwnd;
         let segs = std::mem::take(&mut out);
         for seg in &segs[1..4] {
-            r.on_data(20, seg.seq, seg.len, 5, false, false);
+            r.on_data(20, data(seg.seq, seg.len, 5, false, false));
             s.ack_(30, &r.make_ack(), 100, &mut out);
         }
         assert!(s.in_recovery());
@@ -139,7 +150,7 @@ fn undo_restores_a_window_cut_for_a_delayed_segment() {
         } else {
             (5, false)
         };
-        r.on_data(40, 0, segs[0].len, ts, retx, false);
+        r.on_data(40, data(0, segs[0].len, ts, retx, false));
         s.ack_(50, &r.make_ack(), 100, &mut out);
         // The late original's ACK restores the window at once (partial undo).
         assert_eq!(s.undos(), u32::from(undo && !original_lost));
@@ -148,7 +159,7 @@ fn undo_restores_a_window_cut_for_a_delayed_segment() {
         }
         if !original_lost {
             // The retransmission arrives too: a duplicate, reported by D-SACK.
-            r.on_data(41, 0, segs[0].len, 30, true, false);
+            r.on_data(41, data(0, segs[0].len, 30, true, false));
             let a = r.make_ack();
             assert!(a.dsack);
             s.ack_(51, &a, 100, &mut out);
@@ -159,7 +170,7 @@ fn undo_restores_a_window_cut_for_a_delayed_segment() {
             let sent = std::mem::take(&mut out);
             for seg in segs[4..].iter().chain(sent.iter().filter(|o| !o.retx)) {
                 if seg.seq >= r.delivered() {
-                    r.on_data(t, seg.seq, seg.len, t, false, false);
+                    r.on_data(t, data(seg.seq, seg.len, t, false, false));
                     s.ack_(t + 1, &r.make_ack(), 100, &mut out);
                     t += 2;
                 }
@@ -234,21 +245,21 @@ fn a_segment_filling_a_hole_is_acknowledged_at_once() {
     c.delayed_ack = Some(40_000_000);
     let mut r = TcpReceiver::new(&c, 10_000);
     assert!(
-        !r.on_data(1, 0, 1000, 1, false, false).ack_now,
+        !r.on_data(1, data(0, 1000, 1, false, false)).ack_now,
         "in order: delayed"
     );
     assert!(
-        r.on_data(2, 2000, 1000, 2, false, false).ack_now,
+        r.on_data(2, data(2000, 1000, 2, false, false)).ack_now,
         "out of order"
     );
     r.make_ack();
     assert!(
-        r.on_data(3, 1000, 1000, 3, false, false).ack_now,
+        r.on_data(3, data(1000, 1000, 3, false, false)).ack_now,
         "fills the hole"
     );
     r.make_ack();
     assert!(
-        !r.on_data(4, 3000, 1000, 4, false, false).ack_now,
+        !r.on_data(4, data(3000, 1000, 4, false, false)).ack_now,
         "in order again"
     );
 }
@@ -279,7 +290,7 @@ fn delayed_acks_echo_ce_exactly_for_the_marked_bytes() {
         if r.ce_flips(ce) {
             ack(&mut r, &mut echoed);
         }
-        if r.on_data(k, k * 1460, 1460, k, false, ce).ack_now {
+        if r.on_data(k, data(k * 1460, 1460, k, false, ce)).ack_now {
             ack(&mut r, &mut echoed);
         }
     }
@@ -304,7 +315,7 @@ fn old_acks_are_not_duplicate_acks() {
     let segs = std::mem::take(&mut out);
     let mut acks = Vec::new();
     for (i, seg) in segs[..3].iter().enumerate() {
-        r.on_data(10 + i as u64, seg.seq, seg.len, 0, false, false);
+        r.on_data(10 + i as u64, data(seg.seq, seg.len, 0, false, false));
         acks.push(r.make_ack());
     }
     // The newest first, then the two older ones, the oldest twice.
@@ -315,7 +326,7 @@ fn old_acks_are_not_duplicate_acks() {
     assert!(!s.in_recovery());
     // Three true duplicates (segments 4-6 arrive, 3 is missing) do start one.
     for seg in &segs[4..7] {
-        r.on_data(30, seg.seq, seg.len, 0, false, false);
+        r.on_data(30, data(seg.seq, seg.len, 0, false, false));
         s.ack_(30, &r.make_ack(), 100, &mut out);
     }
     assert!(s.in_recovery());
@@ -351,7 +362,7 @@ fn tso_deferral_sends_a_third_of_the_window_at_once() {
         s.window_mut().ssthresh = s.window().cwnd;
         let mut bursts = Vec::new();
         for (i, seg) in first.iter().enumerate() {
-            r.on_data(10 + i as u64, seg.seq, seg.len, 0, false, false);
+            r.on_data(10 + i as u64, data(seg.seq, seg.len, 0, false, false));
             s.ack_(10 + i as u64, &r.make_ack(), 100, &mut out);
             if !out.is_empty() {
                 bursts.push(out.len());
@@ -387,7 +398,7 @@ fn tso_deferral_burst_split_by_the_nic_budget_goes_on_at_polls() {
     s.window_mut().ssthresh = s.window().cwnd;
     let segs = std::mem::take(&mut out);
     for (i, seg) in segs[..10].iter().enumerate() {
-        r.on_data(10 + i as u64, seg.seq, seg.len, 0, false, false);
+        r.on_data(10 + i as u64, data(seg.seq, seg.len, 0, false, false));
         s.ack_(10 + i as u64, &r.make_ack(), 2, &mut out);
     }
     assert_eq!(
@@ -431,7 +442,7 @@ fn tso_deferral_stops_out_of_order_after_a_pause_and_at_the_tail() {
                seg: &Segment,
                ce: bool,
                out: &mut Vec<Segment>| {
-        r.on_data(t, seg.seq, seg.len, 0, false, ce);
+        r.on_data(t, data(seg.seq, seg.len, 0, false, ce));
         s.ack_(t, &r.make_ack(), 100, out);
     };
     let size = 1_000_000;
@@ -525,7 +536,7 @@ fn a_poll_of_a_closed_window_does_nothing() {
                 // One segment, any of those in flight (reordering), lost 1 in 10.
                 let seg = net.swap_remove(rng.below(net.len() as u64) as usize);
                 if rng.below(10) != 0 && !seg.probe {
-                    r.on_data(t, seg.seq, seg.len, t, seg.retx, false);
+                    r.on_data(t, data(seg.seq, seg.len, t, seg.retx, false));
                     s.ack_(t, &r.make_ack(), 1, &mut out);
                 }
             }
@@ -563,7 +574,7 @@ fn single_loss_is_repaired_by_fast_retransmit_without_timeout() {
                 dropped = true;
                 continue;
             }
-            r.on_data(t, seg.seq, seg.len, t, seg.retx, false);
+            r.on_data(t, data(seg.seq, seg.len, t, seg.retx, false));
             let ack = r.make_ack();
             s.ack_(t + 5, &ack, usize::MAX, &mut out);
         }
@@ -600,7 +611,7 @@ fn lose_a_retransmission(lost_retransmit: bool) -> (u32, u32) {
                 drops += 1;
                 continue;
             }
-            r.on_data(t, seg.seq, seg.len, t, seg.retx, false);
+            r.on_data(t, data(seg.seq, seg.len, t, seg.retx, false));
             let ack = r.make_ack();
             s.ack_(t + 5, &ack, usize::MAX, &mut out);
         }
@@ -630,7 +641,7 @@ fn timeout_resends_only_unsacked_segments() {
     assert_eq!(out.len(), 4);
     // Segment 0 is lost; 1..3 arrive and are SACKed.
     for seg in out.drain(..).skip(1).collect::<Vec<_>>() {
-        r.on_data(10, seg.seq, seg.len, 0, false, false);
+        r.on_data(10, data(seg.seq, seg.len, 0, false, false));
         let ack = r.make_ack();
         assert_eq!(ack.cum, 0);
         s.ack_(20, &ack, usize::MAX, &mut out);
@@ -639,7 +650,7 @@ fn timeout_resends_only_unsacked_segments() {
     s.timer_(s.timer().unwrap(), usize::MAX, &mut out);
     assert_eq!(sent(&out), vec![seg(0, 1000, true)]);
     assert_eq!(s.timeouts(), 1);
-    r.on_data(2000, 0, 1000, 1500, true, false);
+    r.on_data(2000, data(0, 1000, 1500, true, false));
     assert!(r.complete());
 }
 
@@ -659,7 +670,7 @@ fn cwnd_after_a_cumulative_jump(per_ack: bool) -> u64 {
     let sent: Vec<Segment> = std::mem::take(&mut out);
     assert_eq!(sent.len(), 4);
     for seg in sent.iter().skip(1).chain(sent.iter().take(1)) {
-        r.on_data(10, seg.seq, seg.len, 0, false, false);
+        r.on_data(10, data(seg.seq, seg.len, 0, false, false));
         s.ack_(20, &r.make_ack(), usize::MAX, &mut out);
     }
     assert_eq!(s.una(), 4000);
@@ -694,7 +705,7 @@ fn cwnd_held_by_rwnd(cwnd_limited: bool) -> u64 {
         assert!(s.flight() <= 4000, "the receive window holds the sender");
         for seg in std::mem::take(&mut out) {
             t += 1;
-            r.on_data(t, seg.seq, seg.len, 0, false, false);
+            r.on_data(t, data(seg.seq, seg.len, 0, false, false));
             s.ack_(t, &r.make_ack(), usize::MAX, &mut out);
         }
     }
@@ -730,7 +741,7 @@ fn ssthresh_after_loss(from_cwnd: bool) -> u64 {
     let sent: Vec<Segment> = std::mem::take(&mut out);
     assert_eq!(sent.len(), 4);
     for seg in &sent[1..] {
-        r.on_data(10, seg.seq, seg.len, 0, false, false);
+        r.on_data(10, data(seg.seq, seg.len, 0, false, false));
         s.ack_(20, &r.make_ack(), usize::MAX, &mut out);
     }
     assert!(s.in_recovery());
@@ -819,7 +830,7 @@ fn is_lost_reaches_below_a_segment_a_pack_marked() {
     r.on_cut(5000, 1000);
     s.ack_(1, &r.make_ack(), usize::MAX, &mut out);
     for seq in [6000, 7000, 8000] {
-        r.on_data(2, seq, 1000, 0, false, false);
+        r.on_data(2, data(seq, 1000, 0, false, false));
         s.ack_(3, &r.make_ack(), usize::MAX, &mut out);
     }
     for k in 0..5 {
@@ -852,7 +863,7 @@ fn a_loss_in_the_next_window_cuts_again_when_the_recovery_ends() {
     let after_first_cut = s.window().cwnd;
     assert_eq!(after_first_cut, 4000);
     for seg in &first[1..] {
-        r.on_data(2, seg.seq, seg.len, 0, false, false);
+        r.on_data(2, data(seg.seq, seg.len, 0, false, false));
         s.ack_(3, &r.make_ack(), usize::MAX, &mut out);
     }
     // The retransmission of 0 and new data (8000 on) are out; 8000 is cut, and the
@@ -860,7 +871,7 @@ fn a_loss_in_the_next_window_cuts_again_when_the_recovery_ends() {
     assert!(out.iter().any(|o| o.seq == 0 && o.retx), "{out:?}");
     assert!(out.iter().any(|o| o.seq == 8000 && !o.retx), "{out:?}");
     r.on_cut(8000, 1000);
-    r.on_data(4, 0, 1000, 0, true, false);
+    r.on_data(4, data(0, 1000, 0, true, false));
     let ack = r.make_ack();
     assert_eq!((ack.cum, ack.pack_block()), (8000, Some((8000, 9000))));
     out.clear();
@@ -876,13 +887,13 @@ fn a_loss_in_the_next_window_cuts_again_when_the_recovery_ends() {
     r.on_cut(0, 1000);
     s.ack_(1, &r.make_ack(), usize::MAX, &mut out);
     for seg in &first[1..] {
-        r.on_data(2, seg.seq, seg.len, 0, false, false);
+        r.on_data(2, data(seg.seq, seg.len, 0, false, false));
         s.ack_(3, &r.make_ack(), usize::MAX, &mut out);
     }
     r.on_cut(8000, 1000);
     s.ack_(4, &r.make_ack(), usize::MAX, &mut out);
     assert_eq!(s.window().cwnd, 4000, "one reduction per recovery");
-    r.on_data(5, 0, 1000, 0, true, false);
+    r.on_data(5, data(0, 1000, 0, true, false));
     s.ack_(6, &r.make_ack(), usize::MAX, &mut out);
     assert!(s.in_recovery());
     assert_eq!(s.window().cwnd, 2000);
@@ -896,14 +907,14 @@ fn a_dsack_alone_is_no_duplicate_ack() {
     // Segment 0 is late; segment 5 arrives, then arrives three times more (a
     // duplicated packet): one new SACK, three D-SACKs.
     for _ in 0..4 {
-        r.on_data(1, 5000, 1000, 0, false, false);
+        r.on_data(1, data(5000, 1000, 0, false, false));
         s.ack_(2, &r.make_ack(), usize::MAX, &mut out);
     }
     assert_eq!(s.dupacks(), 1);
     assert!(!s.in_recovery(), "no fast retransmit on one new SACK");
     // Two more new SACKs make three duplicates.
     for seq in [6000, 7000] {
-        r.on_data(3, seq, 1000, 0, false, false);
+        r.on_data(3, data(seq, 1000, 0, false, false));
         s.ack_(4, &r.make_ack(), usize::MAX, &mut out);
     }
     assert!(s.in_recovery());
@@ -913,8 +924,8 @@ fn a_dsack_alone_is_no_duplicate_ack() {
 fn sack_blocks_name_the_newest_block_first() {
     let c = cfg();
     let mut r = TcpReceiver::new(&c, 10_000);
-    r.on_data(0, 2000, 1000, 0, false, false);
-    r.on_data(0, 5000, 1000, 0, false, false);
+    r.on_data(0, data(2000, 1000, 0, false, false));
+    r.on_data(0, data(5000, 1000, 0, false, false));
     let ack = r.make_ack();
     assert_eq!(ack.cum, 0);
     assert_eq!(
@@ -934,7 +945,7 @@ fn sack_blocks_repeat_the_most_recently_reported() {
     let mut r = TcpReceiver::new(&c, 100_000);
     let mut last = AckInfo::default();
     for seq in [2000, 10_000, 20_000, 30_000, 40_000] {
-        r.on_data(0, seq, 1000, 0, false, false);
+        r.on_data(0, data(seq, 1000, 0, false, false));
         last = r.make_ack();
     }
     assert_eq!(
@@ -942,7 +953,7 @@ fn sack_blocks_repeat_the_most_recently_reported() {
         &[(40_000, 41_000), (30_000, 31_000), (20_000, 21_000)]
     );
     // A block that grows moves to the front; the others keep their order.
-    r.on_data(0, 21_000, 1000, 0, false, false);
+    r.on_data(0, data(21_000, 1000, 0, false, false));
     let a = r.make_ack();
     assert_eq!(
         &a.sack[..a.nsack as usize],
@@ -961,7 +972,7 @@ fn sack_blocks_repeat_distinct_recent_blocks() {
     let mut r = TcpReceiver::new(&c, 100_000);
     let mut last = AckInfo::default();
     for seq in [10_000, 20_000, 30_000, 40_000, 41_000, 42_000, 43_000] {
-        r.on_data(0, seq, 1000, 0, false, false);
+        r.on_data(0, data(seq, 1000, 0, false, false));
         last = r.make_ack();
     }
     assert_eq!(
@@ -971,7 +982,7 @@ fn sack_blocks_repeat_distinct_recent_blocks() {
     r.on_cut(50_000, 1000);
     assert_eq!(r.make_ack().pack_block(), Some((50_000, 51_000)));
     r.make_ack(); // an ACK sent again, with no new arrival
-    r.on_data(0, 60_000, 1000, 0, false, false);
+    r.on_data(0, data(60_000, 1000, 0, false, false));
     let a = r.make_ack();
     assert_eq!(
         &a.sack[..a.nsack as usize],
@@ -986,11 +997,11 @@ fn delayed_ack_acks_every_second_segment() {
         ..cfg()
     };
     let mut r = TcpReceiver::new(&c, 10_000);
-    assert!(!r.on_data(0, 0, 1000, 0, false, false).ack_now);
+    assert!(!r.on_data(0, data(0, 1000, 0, false, false)).ack_now);
     assert_eq!(r.timer(), Some(500));
-    assert!(r.on_data(1, 1000, 1000, 0, false, false).ack_now);
+    assert!(r.on_data(1, data(1000, 1000, 0, false, false)).ack_now);
     r.make_ack();
-    assert!(!r.on_data(2, 2000, 1000, 0, false, false).ack_now);
+    assert!(!r.on_data(2, data(2000, 1000, 0, false, false)).ack_now);
     assert!(r.on_timer(502));
 }
 
@@ -1009,7 +1020,7 @@ fn pack_names_the_lost_bytes_and_the_sender_resends_them_at_once() {
     s.start_(0, usize::MAX, &mut out);
     assert_eq!(out.len(), 4);
     // Segment 1 (bytes 1000..2000) is cut at a switch; the others arrive.
-    r.on_data(1, 0, 1000, 0, false, false);
+    r.on_data(1, data(0, 1000, 0, false, false));
     s.ack_(2, &r.make_ack(), usize::MAX, &mut out);
     r.on_cut(1000, 1000);
     let pack = r.make_ack();
@@ -1023,7 +1034,7 @@ fn pack_names_the_lost_bytes_and_the_sender_resends_them_at_once() {
     assert!(s.window().cwnd < before, "the window is cut once");
     let cwnd = s.window().cwnd;
     // A PACK for bytes the receiver already has is ignored.
-    r.on_data(4, 2000, 1000, 0, false, false);
+    r.on_data(4, data(2000, 1000, 0, false, false));
     r.on_cut(0, 1000);
     let stale = r.make_ack();
     assert_eq!(
@@ -1154,7 +1165,7 @@ fn data_sent_on_duplicate_acks_is_not_halved() {
     let (mut s, mut r, mut out) = started(10, 100_000);
     out.clear();
     for seq in [1000u64, 2000, 3000] {
-        r.on_data(10, seq, 1000, 0, false, false);
+        r.on_data(10, data(seq, 1000, 0, false, false));
         s.ack_(20, &r.make_ack(), usize::MAX, &mut out);
     }
     assert!(s.in_recovery());
@@ -1327,7 +1338,7 @@ fn a_lost_probe_does_not_silence_later_notifications() {
         ..cfg()
     };
     let (mut s, mut r, mut out) = started_with(&c, 100_000, NewReno::default());
-    r.on_data(1, 0, 1000, 0, false, false);
+    r.on_data(1, data(0, 1000, 0, false, false));
     s.ack_(2, &r.make_ack(), usize::MAX, &mut out);
     out.clear();
     let e = s.epoch();
@@ -1338,7 +1349,7 @@ fn a_lost_probe_does_not_silence_later_notifications() {
     s.timer_(d, usize::MAX, &mut out);
     let resent: Vec<u64> = out.iter().filter(|o| !o.probe).map(|o| o.seq).collect();
     for seq in resent {
-        r.on_data(d + 1, seq, 1000, d, true, false);
+        r.on_data(d + 1, data(seq, 1000, d, true, false));
     }
     out.clear();
     s.ack_(d + 2, &r.make_ack(), usize::MAX, &mut out);
