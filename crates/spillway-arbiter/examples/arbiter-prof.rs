@@ -10,7 +10,7 @@
 //! one is refused with one line on stderr and exit code 2.
 
 use spillway_arbiter::bench::{self, Sizes, WorkloadError};
-use spillway_arbiter::cli::{self, HashVariant, Prof};
+use spillway_arbiter::cli::{self, AllocArgs, HashVariant, Prof};
 use spillway_arbiter::{Arbiter, Batch, Fabric, Mode, Pipeline, Policy};
 
 /// FNV-1a over words.
@@ -82,15 +82,14 @@ fn hash(load: f64, batches: u64, variant: HashVariant) -> Result<(), WorkloadErr
 /// How much of a batch's work is the drain (pairs re-offered after their first grant in
 /// the batch), which pipeline stages cannot overlap (docs/arbiter.md): a pair's first
 /// grant in a batch is its round-1 offer, every further grant a drain re-offer.
-fn drain_share(load: f64, batches: u64, width: u32) -> Result<(), WorkloadError> {
-    let n = cli::PROF_ENDPOINTS;
-    let reqs = bench::poisson_requests(n, load, Sizes::Fixed(10), width, batches, 1)?;
-    let mut arb = Arbiter::new(
-        &Fabric::full_bisection(n as usize),
-        Policy::MaxMin,
-        Mode::Greedy,
+fn drain_share(args: AllocArgs) -> Result<(), WorkloadError> {
+    let AllocArgs {
+        load,
+        batches,
         width,
-    )?;
+    } = args;
+    let (fabric, reqs) = args.workload(0).generate()?;
+    let mut arb = Arbiter::new(&fabric, Policy::MaxMin, Mode::Greedy, width)?;
     let mut out = Batch::new();
     let (mut grants, mut pairs, mut r) = (0u64, 0u64, 0usize);
     let mut seen = std::collections::HashSet::new();
@@ -125,16 +124,10 @@ fn main() {
 }
 
 fn run(cmd: Prof) -> Result<(), WorkloadError> {
-    let n = cli::PROF_ENDPOINTS;
     match cmd {
         Prof::Help => println!("usage: {}", cli::PROF_USAGE.join(" | ")),
-        Prof::Alloc {
-            load,
-            batches,
-            width,
-        } => {
-            let r =
-                bench::alloc_1core_once(n, load, Mode::Greedy, width, cli::PROF_WARM, batches, 1)?;
+        Prof::Alloc(args) => {
+            let r = bench::alloc_1core_once(&args.workload(cli::PROF_WARM), Mode::Greedy)?;
             println!("{r:?}");
         }
         Prof::Perm { samples } => {
@@ -162,34 +155,22 @@ fn run(cmd: Prof) -> Result<(), WorkloadError> {
             }
             println!("paths {h:016x}");
         }
-        Prof::Pipe {
-            load,
-            batches,
-            width,
-        } => {
-            let r = bench::alloc_pipeline(n, load, 2, width, cli::PROF_PIPE_WARM, batches, 1)?;
+        Prof::Pipe(args) => {
+            let r = bench::alloc_pipeline(&args.workload(cli::PROF_PIPE_WARM), 2)?;
             println!(
                 "{:.3} us/ts wall, serial {:.3}, {:.0} Gbit/s per core",
                 r.us_per_timeslot, r.serial_us_per_timeslot, r.gbps_per_core
             );
         }
-        Prof::Sat {
-            load,
-            batches,
-            width,
-        } => {
+        Prof::Sat(args) => {
             // Utilization each matching carries with more offered than the fabric can
             // take (the backlog grows): greedy against iterative.
             for mode in [Mode::Greedy, Mode::Iterative] {
-                let r = bench::alloc_1core_once(n, load, mode, width, cli::PROF_WARM, batches, 1)?;
+                let r = bench::alloc_1core_once(&args.workload(cli::PROF_WARM), mode)?;
                 println!("{mode:?}: utilization {:.4}", r.utilization);
             }
         }
-        Prof::Drain {
-            load,
-            batches,
-            width,
-        } => drain_share(load, batches, width)?,
+        Prof::Drain(args) => drain_share(args)?,
     }
     Ok(())
 }

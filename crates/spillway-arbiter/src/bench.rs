@@ -177,13 +177,12 @@ pub fn check_workload(
     Ok(())
 }
 
+/// A generated request: `(batch, src, dst, total)`, see [`poisson_requests`].
+pub type Request = (u32, u32, u32, u64);
+
 /// The requests of [`poisson_requests`] reported by batch `b` that `*next` has not
 /// passed yet; advances `*next` past them.
-pub fn due<'a>(
-    reqs: &'a [(u32, u32, u32, u64)],
-    next: &mut usize,
-    b: u64,
-) -> &'a [(u32, u32, u32, u64)] {
+pub fn due<'a>(reqs: &'a [Request], next: &mut usize, b: u64) -> &'a [Request] {
     let start = *next;
     while *next < reqs.len() && reqs[*next].0 as u64 <= b {
         *next += 1;
@@ -203,7 +202,7 @@ pub fn poisson_requests(
     width: u32,
     batches: u64,
     seed: u64,
-) -> Result<Vec<(u32, u32, u32, u64)>, WorkloadError> {
+) -> Result<Vec<Request>, WorkloadError> {
     check_workload(n, load, sizes, width, batches)?;
     let mut rng = Rng::new(seed);
     let mean = sizes.mean().ok_or(WorkloadError::Size)?;
@@ -263,19 +262,67 @@ pub struct AllocResult {
 /// estimate of the arbiter's own cost (the same workload and seed every time).
 pub const REPS: u32 = 3;
 
+/// An allocation workload as the benchmark measures it: Poisson requests of 10 MTUs
+/// ([`poisson_requests`] from `seed`) at offered `load` on a full-bisection fabric of `n`
+/// endpoints, allocated in batches of `width` timeslots: `warm` batches unmeasured, then
+/// `batches` measured (at least one).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AllocWorkload {
+    pub n: u32,
+    pub load: f64,
+    pub width: u32,
+    pub warm: u64,
+    pub batches: u64,
+    pub seed: u64,
+}
+
+impl AllocWorkload {
+    /// The fabric and every batch's requests (warm-up included), generated before any
+    /// clock starts.
+    pub fn generate(&self) -> Result<(Fabric, Vec<Request>), WorkloadError> {
+        let fabric = Fabric::full_bisection(self.n as usize);
+        // A result of no measured batches would be NaN.
+        if self.batches == 0 {
+            return Err(WorkloadError::Batches(0));
+        }
+        let all = self
+            .warm
+            .checked_add(self.batches)
+            .ok_or(WorkloadError::Batches(u64::MAX))?;
+        let reqs = poisson_requests(
+            self.n,
+            self.load,
+            Sizes::Fixed(10),
+            self.width,
+            all,
+            self.seed,
+        )?;
+        Ok((fabric, reqs))
+    }
+
+    /// The result of the measured batches: `granted` timeslots, `alloc_cpu` seconds of
+    /// allocation and `report_cpu` of demand reports.
+    fn result(&self, mode: Mode, granted: u64, alloc_cpu: f64, report_cpu: f64) -> AllocResult {
+        let slots = (self.batches * self.width as u64) as f64;
+        let bits = granted as f64 * BITS_PER_TIMESLOT;
+        AllocResult {
+            load: self.load,
+            mode,
+            us_per_timeslot: alloc_cpu / slots * 1e6,
+            utilization: granted as f64 / (slots * self.n as f64),
+            gbps_per_core: bits / alloc_cpu / 1e9,
+            report_us_per_timeslot: report_cpu / slots * 1e6,
+            gbps_per_core_with_reports: bits / (alloc_cpu + report_cpu) / 1e9,
+            serial_us_per_timeslot: alloc_cpu / slots * 1e6,
+        }
+    }
+}
+
 /// [`alloc_1core_once`], [`REPS`] times: the run with the least allocation CPU time.
-pub fn alloc_1core(
-    n: u32,
-    load: f64,
-    mode: Mode,
-    width: u32,
-    warm: u64,
-    batches: u64,
-    seed: u64,
-) -> Result<AllocResult, WorkloadError> {
+pub fn alloc_1core(w: &AllocWorkload, mode: Mode) -> Result<AllocResult, WorkloadError> {
     let mut best: Option<AllocResult> = None;
     for _ in 0..REPS {
-        let r = alloc_1core_once(n, load, mode, width, warm, batches, seed)?;
+        let r = alloc_1core_once(w, mode)?;
         if best.is_none_or(|b| r.us_per_timeslot < b.us_per_timeslot) {
             best = Some(r);
         }
@@ -283,34 +330,15 @@ pub fn alloc_1core(
     best.ok_or(WorkloadError::Samples(0))
 }
 
-/// `warm` unmeasured batches and `batches` measured ones (at least one: a result of no
-/// batches would be NaN).
-fn total_batches(warm: u64, batches: u64) -> Result<u64, WorkloadError> {
-    if batches == 0 {
-        return Err(WorkloadError::Batches(0));
-    }
-    warm.checked_add(batches)
-        .ok_or(WorkloadError::Batches(u64::MAX))
-}
-
-/// Single-threaded allocation: `warm` batches unmeasured, then `batches` measured.
-pub fn alloc_1core_once(
-    n: u32,
-    load: f64,
-    mode: Mode,
-    width: u32,
-    warm: u64,
-    batches: u64,
-    seed: u64,
-) -> Result<AllocResult, WorkloadError> {
-    let fabric = Fabric::full_bisection(n as usize);
-    let all = total_batches(warm, batches)?;
-    let reqs = poisson_requests(n, load, Sizes::Fixed(10), width, all, seed)?;
+/// Single-threaded allocation of the workload, in `mode`.
+pub fn alloc_1core_once(w: &AllocWorkload, mode: Mode) -> Result<AllocResult, WorkloadError> {
+    let (fabric, reqs) = w.generate()?;
+    let (width, warm) = (w.width, w.warm);
     let mut arb = Arbiter::new(&fabric, Policy::MaxMin, mode, width)?;
     let mut out = Batch::new();
     let (mut granted, mut r) = (0u64, 0usize);
     let (mut alloc_cpu, mut report_cpu) = (0.0, 0.0);
-    for b in 0..warm + batches {
+    for b in 0..warm + w.batches {
         if b == warm {
             granted = 0;
             (alloc_cpu, report_cpu) = (0.0, 0.0);
@@ -326,52 +354,16 @@ pub fn alloc_1core_once(
         report_cpu += t1 - t0;
         alloc_cpu += t2 - t1;
     }
-    Ok(result(
-        load, mode, n, width, batches, granted, alloc_cpu, report_cpu,
-    ))
-}
-
-#[allow(clippy::too_many_arguments)]
-fn result(
-    load: f64,
-    mode: Mode,
-    n: u32,
-    width: u32,
-    batches: u64,
-    granted: u64,
-    alloc_cpu: f64,
-    report_cpu: f64,
-) -> AllocResult {
-    let slots = (batches * width as u64) as f64;
-    let bits = granted as f64 * BITS_PER_TIMESLOT;
-    AllocResult {
-        load,
-        mode,
-        us_per_timeslot: alloc_cpu / slots * 1e6,
-        utilization: granted as f64 / (slots * n as f64),
-        gbps_per_core: bits / alloc_cpu / 1e9,
-        report_us_per_timeslot: report_cpu / slots * 1e6,
-        gbps_per_core_with_reports: bits / (alloc_cpu + report_cpu) / 1e9,
-        serial_us_per_timeslot: alloc_cpu / slots * 1e6,
-    }
+    Ok(w.result(mode, granted, alloc_cpu, report_cpu))
 }
 
 /// The pipeline with `stages` threads. `gbps_per_core` divides by the CPU time of the
 /// allocator threads; the feeding thread's demand reports (comm-core work) are
 /// `report_us_per_timeslot` and count in `gbps_per_core_with_reports`.
 /// `us_per_timeslot` is wall-clock time per timeslot: what the pipeline sustains.
-pub fn alloc_pipeline(
-    n: u32,
-    load: f64,
-    stages: usize,
-    width: u32,
-    warm: u64,
-    batches: u64,
-    seed: u64,
-) -> Result<AllocResult, WorkloadError> {
-    let fabric = Fabric::full_bisection(n as usize);
-    let all = total_batches(warm, batches)?;
-    let reqs = poisson_requests(n, load, Sizes::Fixed(10), width, all, seed)?;
+pub fn alloc_pipeline(w: &AllocWorkload, stages: usize) -> Result<AllocResult, WorkloadError> {
+    let (fabric, reqs) = w.generate()?;
+    let (width, warm, batches) = (w.width, w.warm, w.batches);
     let mut pipe = Pipeline::new(&fabric, stages, width)?;
     let (mut granted, mut r) = (0u64, 0usize);
     let mut feed_cpu = 0.0;
@@ -411,16 +403,7 @@ pub fn alloc_pipeline(
     }
     let wall = wall0.elapsed().as_secs_f64();
     let cpu = pipe.cpu_seconds() - alloc_cpu0;
-    let mut res = result(
-        load,
-        Mode::Greedy,
-        n,
-        width,
-        batches,
-        granted,
-        cpu,
-        feed_cpu,
-    );
+    let mut res = w.result(Mode::Greedy, granted, cpu, feed_cpu);
     // Wall-clock time per timeslot is what the pipeline sustains.
     res.us_per_timeslot = wall / (batches * width as u64) as f64 * 1e6;
     res.serial_us_per_timeslot =
@@ -446,17 +429,26 @@ pub fn realtime_capacity(
             }
     };
     let tbps = |r: &AllocResult| r.utilization * n as f64 * LINK_GBPS / 1000.0;
+    // The workload at each load tried: a quarter of the batches to warm up, seed 7.
+    let at = |load| AllocWorkload {
+        n,
+        load,
+        width,
+        warm: batches / 4,
+        batches,
+        seed: 7,
+    };
     let mut out = [(0.0, 0.0); 2];
     for (i, with_reports) in [false, true].into_iter().enumerate() {
         let (mut lo, mut hi) = (0.05, 1.0);
-        let top = alloc_1core(n, hi, mode, width, batches / 4, batches, 7)?;
+        let top = alloc_1core(&at(hi), mode)?;
         if us(&top, with_reports) <= REALTIME_US {
             out[i] = (hi, tbps(&top));
             continue;
         }
         for _ in 0..7 {
             let mid = (lo + hi) / 2.0;
-            let r = alloc_1core(n, mid, mode, width, batches / 4, batches, 7)?;
+            let r = alloc_1core(&at(mid), mode)?;
             if us(&r, with_reports) <= REALTIME_US {
                 lo = mid;
                 out[i] = (mid, tbps(&r));

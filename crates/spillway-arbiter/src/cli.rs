@@ -55,14 +55,34 @@ impl HashVariant {
     }
 }
 
+/// `LOAD BATCHES WIDTH`: the arguments of the `arbiter-prof` commands that allocate
+/// ([`PROF_ENDPOINTS`] endpoints, `batches` measured batches of `width` timeslots).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AllocArgs {
+    pub load: f64,
+    pub batches: u64,
+    pub width: u32,
+}
+
+impl AllocArgs {
+    /// The benchmark workload these arguments name, after `warm` unmeasured batches
+    /// (seed 1).
+    pub fn workload(self, warm: u64) -> bench::AllocWorkload {
+        bench::AllocWorkload {
+            n: PROF_ENDPOINTS,
+            load: self.load,
+            width: self.width,
+            warm,
+            batches: self.batches,
+            seed: 1,
+        }
+    }
+}
+
 /// An `arbiter-prof` command, every value checked.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Prof {
-    Alloc {
-        load: f64,
-        batches: u64,
-        width: u32,
-    },
+    Alloc(AllocArgs),
     Perm {
         samples: usize,
     },
@@ -74,21 +94,9 @@ pub enum Prof {
     PermHash {
         samples: usize,
     },
-    Pipe {
-        load: f64,
-        batches: u64,
-        width: u32,
-    },
-    Sat {
-        load: f64,
-        batches: u64,
-        width: u32,
-    },
-    Drain {
-        load: f64,
-        batches: u64,
-        width: u32,
-    },
+    Pipe(AllocArgs),
+    Sat(AllocArgs),
+    Drain(AllocArgs),
     /// `-h` / `--help`: print the usage.
     Help,
 }
@@ -168,11 +176,11 @@ impl Args<'_> {
 /// `alloc` with its defaults.
 pub fn parse_prof(args: &[String]) -> Result<Prof, String> {
     let Some(cmd) = args.first().map(String::as_str) else {
-        return Ok(Prof::Alloc {
+        return Ok(Prof::Alloc(AllocArgs {
             load: 0.3,
             batches: 200,
             width: 64,
-        });
+        }));
     };
     if matches!(cmd, "-h" | "--help" | "help") {
         return Ok(Prof::Help);
@@ -188,48 +196,24 @@ pub fn parse_prof(args: &[String]) -> Result<Prof, String> {
         usage,
         rest: &args[1..],
     };
-    // (load, batches, width) for the commands that allocate, with their defaults.
-    let lbw = |l: f64, b: u64, w: u32| -> Result<(f64, u64, u32), String> {
-        a.at_most(3)?;
-        Ok((a.load(0, l)?, a.batches(1, b)?, a.width(2, w)?))
-    };
+    // LOAD BATCHES WIDTH for the commands that allocate, with their defaults; the
+    // workload checked with the `warm` batches the command runs first.
+    let alloc_args =
+        |load: f64, batches: u64, width: u32, warm: u64| -> Result<AllocArgs, String> {
+            a.at_most(3)?;
+            let args = AllocArgs {
+                load: a.load(0, load)?,
+                batches: a.batches(1, batches)?,
+                width: a.width(2, width)?,
+            };
+            a.workload(args.load, args.width, warm + args.batches)?;
+            Ok(args)
+        };
     let p = match cmd {
-        "alloc" => {
-            let (load, batches, width) = lbw(0.3, 200, 64)?;
-            a.workload(load, width, PROF_WARM + batches)?;
-            Prof::Alloc {
-                load,
-                batches,
-                width,
-            }
-        }
-        "sat" => {
-            let (load, batches, width) = lbw(1.2, 200, 64)?;
-            a.workload(load, width, PROF_WARM + batches)?;
-            Prof::Sat {
-                load,
-                batches,
-                width,
-            }
-        }
-        "pipe" => {
-            let (load, batches, width) = lbw(0.9, 2000, 8)?;
-            a.workload(load, width, PROF_PIPE_WARM + batches)?;
-            Prof::Pipe {
-                load,
-                batches,
-                width,
-            }
-        }
-        "drain" => {
-            let (load, batches, width) = lbw(0.3, 400, 64)?;
-            a.workload(load, width, batches)?;
-            Prof::Drain {
-                load,
-                batches,
-                width,
-            }
-        }
+        "alloc" => Prof::Alloc(alloc_args(0.3, 200, 64, PROF_WARM)?),
+        "sat" => Prof::Sat(alloc_args(1.2, 200, 64, PROF_WARM)?),
+        "pipe" => Prof::Pipe(alloc_args(0.9, 2000, 8, PROF_PIPE_WARM)?),
+        "drain" => Prof::Drain(alloc_args(0.3, 400, 64, 0)?),
         "hash" => {
             a.at_most(3)?;
             let (load, batches) = (a.load(0, 0.3)?, a.batches(1, 200)?);

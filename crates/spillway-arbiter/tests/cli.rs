@@ -4,8 +4,8 @@
 //! numbers, unknown variants and commands silently to defaults. Parsing is a library
 //! function (`cli::parse_prof`), tested here; `arbiter-bench` is run end to end.
 
-use spillway_arbiter::bench::{self, Sizes, WorkloadError, MAX_REQUESTS};
-use spillway_arbiter::cli::{parse_bench, parse_prof, Bench, HashVariant, Prof};
+use spillway_arbiter::bench::{self, AllocWorkload, Sizes, WorkloadError, MAX_REQUESTS};
+use spillway_arbiter::cli::{parse_bench, parse_prof, AllocArgs, Bench, HashVariant, Prof};
 use spillway_arbiter::{ConfigError, Mode};
 use std::process::Command;
 
@@ -55,11 +55,12 @@ fn prof_refuses_bad_arguments() {
 
 #[test]
 fn prof_accepts_good_arguments_and_defaults() {
-    let alloc = |load, batches, width| Prof::Alloc {
+    let args = |load, batches, width| AllocArgs {
         load,
         batches,
         width,
     };
+    let alloc = |load, batches, width| Prof::Alloc(args(load, batches, width));
     assert_eq!(prof(""), Ok(alloc(0.3, 200, 64)));
     assert_eq!(prof("alloc"), Ok(alloc(0.3, 200, 64)));
     assert_eq!(prof("alloc 0.9 400 8"), Ok(alloc(0.9, 400, 8)));
@@ -74,30 +75,9 @@ fn prof_accepts_good_arguments_and_defaults() {
             variant: HashVariant::Racks
         })
     );
-    assert_eq!(
-        prof("pipe"),
-        Ok(Prof::Pipe {
-            load: 0.9,
-            batches: 2000,
-            width: 8
-        })
-    );
-    assert_eq!(
-        prof("sat 1.5 200 64"),
-        Ok(Prof::Sat {
-            load: 1.5,
-            batches: 200,
-            width: 64
-        })
-    );
-    assert_eq!(
-        prof("drain"),
-        Ok(Prof::Drain {
-            load: 0.3,
-            batches: 400,
-            width: 64
-        })
-    );
+    assert_eq!(prof("pipe"), Ok(Prof::Pipe(args(0.9, 2000, 8))));
+    assert_eq!(prof("sat 1.5 200 64"), Ok(Prof::Sat(args(1.5, 200, 64))));
+    assert_eq!(prof("drain"), Ok(Prof::Drain(args(0.3, 400, 64))));
     assert_eq!(prof("--help"), Ok(Prof::Help));
 }
 
@@ -151,12 +131,20 @@ fn bench_functions_refuse_bad_workloads() {
         Err(WorkloadError::TooLarge { requests }) if requests > MAX_REQUESTS
     ));
     assert!(gen(256, 0.3, f10, 64, 2).is_ok_and(|n| n > 0));
+    let workload = |warm, batches| AllocWorkload {
+        n: 256,
+        load: 0.3,
+        width: 64,
+        warm,
+        batches,
+        seed: 1,
+    };
     assert_eq!(
-        bench::alloc_1core_once(256, 0.3, Mode::Greedy, 64, 5, 0, 1).err(),
+        bench::alloc_1core_once(&workload(5, 0), Mode::Greedy).err(),
         Some(WorkloadError::Batches(0))
     );
     assert_eq!(
-        bench::alloc_pipeline(256, 0.3, 1, 64, 5, 5, 1).err(),
+        bench::alloc_pipeline(&workload(5, 5), 1).err(),
         Some(WorkloadError::Config(ConfigError::Stages(1)))
     );
     assert_eq!(

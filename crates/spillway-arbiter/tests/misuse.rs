@@ -7,11 +7,21 @@ use spillway_arbiter::{
     Allocator, Arbiter, Batch, DemandError, DemandTable, Fabric, Flow, Mode, Policy,
 };
 
+/// A greedy max-min allocator of batches of 8 for one switch of `endpoints` endpoints.
+fn allocator(endpoints: usize) -> Allocator {
+    Allocator::new(
+        &Fabric::full_bisection(endpoints),
+        Policy::MaxMin,
+        Mode::Greedy,
+        8,
+    )
+    .unwrap()
+}
+
 #[test]
 fn activate_refuses_a_pair_outside_the_fabric() {
-    let fabric = Fabric::full_bisection(4);
     let d = DemandTable::new(4);
-    let mut a = Allocator::new(&fabric, Policy::MaxMin, Mode::Greedy, 8).unwrap();
+    let mut a = allocator(4);
     // Index 0 * 4 + 9 would still be inside the table's 16 records.
     assert_eq!(
         a.activate(&d, Flow { src: 0, dst: 9 }),
@@ -27,19 +37,15 @@ fn activate_refuses_a_pair_outside_the_fabric() {
 #[test]
 #[should_panic(expected = "different fabrics")]
 fn allocate_refuses_a_table_of_another_size() {
-    let fabric = Fabric::full_bisection(4);
     let d = DemandTable::new(8);
-    let mut a = Allocator::new(&fabric, Policy::MaxMin, Mode::Greedy, 8).unwrap();
-    a.allocate(&d, 0, &mut Batch::new());
+    allocator(4).allocate(&d, 0, &mut Batch::new());
 }
 
 #[test]
 #[should_panic(expected = "different fabrics")]
 fn activate_refuses_a_table_of_another_size() {
-    let fabric = Fabric::full_bisection(8);
     let d = DemandTable::new(4);
-    let mut a = Allocator::new(&fabric, Policy::MaxMin, Mode::Greedy, 8).unwrap();
-    let _ = a.activate(&d, Flow { src: 0, dst: 6 });
+    let _ = allocator(8).activate(&d, Flow { src: 0, dst: 6 });
 }
 
 /// Queries naming an endpoint outside the table used to index its records unchecked:

@@ -41,6 +41,38 @@ fn max_degree(n: usize, edges: &[(u32, u32)]) -> u32 {
     dl.into_iter().chain(dr).max().unwrap_or(0)
 }
 
+/// What both colorers promise for a multigraph of degree at most `k` on `n` vertices a
+/// side: `used` colors, exactly its largest degree, and `out` a proper coloring of
+/// `edges` with them (one color per edge, no vertex with two edges of the same color).
+fn check_optimal_coloring(
+    n: usize,
+    k: u32,
+    edges: &[(u32, u32)],
+    out: &[u32],
+    used: u32,
+) -> Result<(), TestCaseError> {
+    prop_assert_eq!(used, max_degree(n, edges));
+    prop_assert!(used <= k);
+    prop_assert_eq!(out.len(), edges.len());
+    let mut seen = std::collections::HashSet::new();
+    for (&(l, r), &col) in edges.iter().zip(out) {
+        prop_assert!(col < used);
+        prop_assert!(
+            seen.insert((0, l, col)),
+            "left {} has two edges of color {}",
+            l,
+            col
+        );
+        prop_assert!(
+            seen.insert((1, r, col)),
+            "right {} has two edges of color {}",
+            r,
+            col
+        );
+    }
+    Ok(())
+}
+
 /// A random permutation of `n` endpoints (a full matching), as flows.
 fn permutation(n: usize) -> impl Strategy<Value = Vec<Flow>> {
     Just((0..n as u32).collect::<Vec<_>>())
@@ -86,15 +118,7 @@ proptest! {
         let mut c = EdgeColoring::new();
         let mut out = Vec::new();
         let used = c.color(n, &edges, k, &mut out).unwrap();
-        prop_assert_eq!(used, max_degree(n, &edges));
-        prop_assert!(used <= k);
-        prop_assert_eq!(out.len(), edges.len());
-        let mut seen = std::collections::HashSet::new();
-        for (&(l, r), &col) in edges.iter().zip(&out) {
-            prop_assert!(col < used);
-            prop_assert!(seen.insert((0, l, col)), "left {} has two edges of color {}", l, col);
-            prop_assert!(seen.insert((1, r, col)), "right {} has two edges of color {}", r, col);
-        }
+        check_optimal_coloring(n, k, &edges, &out, used)?;
         // The buffers are reused: a second call on the same colorer agrees on validity.
         let again = c.color(n, &edges, k, &mut out).unwrap();
         prop_assert_eq!(again, used);
@@ -106,14 +130,7 @@ proptest! {
         let mut c = AlternatingPaths::new();
         let mut out = Vec::new();
         let used = c.color(n, &edges, k, &mut out).unwrap();
-        prop_assert_eq!(used, max_degree(n, &edges));
-        prop_assert_eq!(out.len(), edges.len());
-        let mut seen = std::collections::HashSet::new();
-        for (&(l, r), &col) in edges.iter().zip(&out) {
-            prop_assert!(col < used);
-            prop_assert!(seen.insert((0, l, col)), "left {} has two edges of color {}", l, col);
-            prop_assert!(seen.insert((1, r, col)), "right {} has two edges of color {}", r, col);
-        }
+        check_optimal_coloring(n, k, &edges, &out, used)?;
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `spillway bench arbiter`. See `spillway_arbiter::bench` for what is measured and how.
 //! An unknown argument is refused with one line on stderr and exit code 2.
 
-use spillway_arbiter::bench::{self, AllocResult};
+use spillway_arbiter::bench::{self, AllocResult, AllocWorkload};
 use spillway_arbiter::{cli, Mode};
 
 /// The benchmark's workloads are constants, all valid: an error here is a bug.
@@ -10,6 +10,18 @@ const VALID: &str = "the benchmark's own workloads are valid";
 
 const N: u32 = 256;
 const WIDTH: u32 = 64;
+
+/// The benchmark's allocation workloads: [`N`] endpoints, seed 1.
+fn workload(load: f64, width: u32, warm: u64, batches: u64) -> AllocWorkload {
+    AllocWorkload {
+        n: N,
+        load,
+        width,
+        warm,
+        batches,
+        seed: 1,
+    }
+}
 
 fn row(r: &AllocResult) -> String {
     format!(
@@ -45,7 +57,7 @@ fn main() {
         for w in [8u32, 16, 32, 64] {
             for load in [0.3, 0.9] {
                 let s = 64 / w as u64;
-                let r = bench::alloc_1core(N, load, Mode::Greedy, w, warm * s, batches * s, 1)
+                let r = bench::alloc_1core(&workload(load, w, warm * s, batches * s), Mode::Greedy)
                     .expect(VALID);
                 eprintln!(
                     "width {w:2} load {load}: {:.4} us/timeslot, {:.0} Gbit/s per core",
@@ -56,8 +68,8 @@ fn main() {
         for w in [16u32, 32, 64] {
             for load in [0.3, 0.9] {
                 let s = 64 / w as u64;
-                let r =
-                    bench::alloc_pipeline(N, load, 2, w, warm * s, batches * s, 1).expect(VALID);
+                let r = bench::alloc_pipeline(&workload(load, w, warm * s, batches * s), 2)
+                    .expect(VALID);
                 eprintln!(
                     "pipeline, 2 stages, width {w:2} load {load}: {:.4} us/timeslot (wall), serial part {:.4} us/timeslot",
                     r.us_per_timeslot, r.serial_us_per_timeslot
@@ -69,13 +81,15 @@ fn main() {
     let mut alloc = Vec::new();
     for mode in [Mode::Greedy, Mode::Iterative] {
         for &load in &loads {
-            alloc.push(bench::alloc_1core(N, load, mode, WIDTH, warm, batches, 1).expect(VALID));
+            alloc.push(
+                bench::alloc_1core(&workload(load, WIDTH, warm, batches), mode).expect(VALID),
+            );
         }
     }
     // Saturation: offered load 1.0, where the backlog grows and only the matching's
     // quality limits what is carried (greedy vs iterative).
     let sat: Vec<AllocResult> = [Mode::Greedy, Mode::Iterative]
-        .map(|m| bench::alloc_1core(N, 1.0, m, WIDTH, warm, batches / 2, 1).expect(VALID))
+        .map(|m| bench::alloc_1core(&workload(1.0, WIDTH, warm, batches / 2), m).expect(VALID))
         .to_vec();
     let rt = [Mode::Greedy, Mode::Iterative].map(|m| {
         (
@@ -91,7 +105,7 @@ fn main() {
     let [(rt_load, rt_tbps), (rt_load_wr, rt_tbps_wr)] = rt_best;
     let two: Vec<AllocResult> = loads
         .iter()
-        .map(|&l| bench::alloc_pipeline(N, l, 2, WIDTH, warm, batches, 1).expect(VALID))
+        .map(|&l| bench::alloc_pipeline(&workload(l, WIDTH, warm, batches), 2).expect(VALID))
         .collect();
     let samples = if quick { 2000 } else { 20000 };
     let (pm, pp) = bench::pathsel_permutations(samples, 3).expect(VALID);
