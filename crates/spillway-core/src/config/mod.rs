@@ -116,12 +116,9 @@ impl Scenario {
         if run.duration.is_none() {
             // Open-loop arrivals with no end would run (and grow) forever.
             let endless = match &workload {
-                WorkloadSpec::Poisson { max_flows, .. } => {
-                    max_flows.is_none().then_some("max_flows")
-                }
-                WorkloadSpec::Query { queries, .. } | WorkloadSpec::ShortLong { queries, .. } => {
-                    queries.is_none().then_some("queries")
-                }
+                WorkloadSpec::Poisson(s) => s.max_flows.is_none().then_some("max_flows"),
+                WorkloadSpec::Query(s) => s.queries.is_none().then_some("queries"),
+                WorkloadSpec::ShortLong(s) => s.queries.is_none().then_some("queries"),
                 _ => None,
             };
             if let Some(limit) = endless {

@@ -4,7 +4,10 @@ use super::error::ScenarioError;
 use super::reader::{is_off, load_fraction, Reader};
 use crate::units::{self, Ps};
 use crate::workload::cdf::Cdf;
-use crate::workload::spec::{BackgroundSpec, FlowSpec, IncastSpec, ResponseSize, WorkloadSpec};
+use crate::workload::spec::{
+    BackgroundSpec, FlowSpec, IncastSpec, PoissonSpec, QuerySpec, ResponseSize, ShortLongSpec,
+    WorkloadSpec,
+};
 use toml::Value;
 
 impl Reader<'_> {
@@ -209,13 +212,13 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
                     format!("source {s} has no destination other than itself"),
                 ));
             }
-            WorkloadSpec::Poisson {
+            WorkloadSpec::Poisson(PoissonSpec {
                 load,
                 cdf,
                 sources,
                 destinations,
                 max_flows: r.opt_uint("workload.max_flows", 1)?,
-            }
+            })
         }
         "request_response" | "partition_aggregate" => {
             let load = r.load()?;
@@ -243,7 +246,7 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
                     ));
                 }
             }
-            WorkloadSpec::Query {
+            WorkloadSpec::Query(QuerySpec {
                 load,
                 queries,
                 fanout,
@@ -251,7 +254,7 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
                 response,
                 clients,
                 workers,
-            }
+            })
         }
         "short_long" => {
             let load = r.load()?;
@@ -278,7 +281,7 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
                     format!("client {c} has no worker other than itself"),
                 ));
             }
-            WorkloadSpec::ShortLong {
+            WorkloadSpec::ShortLong(ShortLongSpec {
                 load,
                 short_fraction,
                 long_size: r.positive_size("workload.long_size")?,
@@ -286,7 +289,7 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
                 queries: r.opt_uint("workload.queries", 1)?,
                 clients,
                 workers,
-            }
+            })
         }
         _ => {
             let flows = r.flows(hosts)?;
@@ -296,7 +299,7 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
                     "a trace workload needs `flows` or `file` with at least one flow",
                 ));
             }
-            WorkloadSpec::Trace { flows }
+            WorkloadSpec::Trace(flows)
         }
     })
 }

@@ -4,7 +4,7 @@
 use super::arrivals::Arrivals;
 use super::flow::{Emitted, NewFlow, QueryRecord, CLASS_RESPONSE};
 use super::open_queries::{parse_tag, requests, response_tag, OpenQueries, Participants};
-use super::spec::ResponseSize;
+use super::spec::{QuerySpec, ResponseSize};
 use crate::rng::Rng;
 use crate::units::Ps;
 
@@ -31,26 +31,15 @@ pub struct Queries {
 
 impl Queries {
     /// Queries at the rate that makes the responses' payload `load` of the clients' links.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        load: f64,
-        queries: Option<u64>,
-        fanout: u32,
-        request_size: u64,
-        response: &ResponseSize,
-        clients: &[u32],
-        workers: &[u32],
-        link_rate: u64,
-        mut rng: Rng,
-    ) -> Queries {
-        let mean_query_bytes = fanout as f64 * response.mean();
-        let rate = load * clients.len() as f64 * link_rate as f64 / (8.0 * mean_query_bytes);
+    pub fn new(s: &QuerySpec, link_rate: u64, mut rng: Rng) -> Queries {
+        let mean_query_bytes = s.fanout as f64 * s.response.mean();
+        let rate = s.load * s.clients.len() as f64 * link_rate as f64 / (8.0 * mean_query_bytes);
         Queries {
-            fanout,
-            request_size,
-            response: response.clone(),
-            hosts: Participants::new(clients, workers),
-            arrivals: Arrivals::new(rate, queries, &mut rng),
+            fanout: s.fanout,
+            request_size: s.request_size,
+            response: s.response.clone(),
+            hosts: Participants::new(&s.clients, &s.workers),
+            arrivals: Arrivals::new(rate, s.queries, &mut rng),
             next_id: 0,
             open: OpenQueries::default(),
             rng,

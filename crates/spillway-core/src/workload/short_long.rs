@@ -18,6 +18,7 @@
 use super::arrivals::Arrivals;
 use super::flow::{Emitted, NewFlow, QueryRecord, CLASS_LONG, CLASS_SHORT};
 use super::open_queries::{parse_tag, requests, response_tag, OpenQueries, Participants};
+use super::spec::ShortLongSpec;
 use crate::rng::Rng;
 use crate::units::Ps;
 
@@ -48,28 +49,17 @@ pub struct ShortLong {
 }
 
 impl ShortLong {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        load: f64,
-        short_fraction: f64,
-        long_size: u64,
-        request_size: u64,
-        queries: Option<u64>,
-        clients: &[u32],
-        workers: &[u32],
-        link_rate: u64,
-        mut rng: Rng,
-    ) -> ShortLong {
-        let capacity = load * clients.len() as f64 * link_rate as f64 / 8.0; // bytes/s
+    pub fn new(s: &ShortLongSpec, link_rate: u64, mut rng: Rng) -> ShortLong {
+        let capacity = s.load * s.clients.len() as f64 * link_rate as f64 / 8.0; // bytes/s
         let mean_short = SHORT_TOTALS.iter().sum::<u64>() as f64 / SHORT_TOTALS.len() as f64;
-        let l_short = short_fraction * capacity / mean_short;
-        let l_long = (1.0 - short_fraction) * capacity / long_size as f64;
+        let l_short = s.short_fraction * capacity / mean_short;
+        let l_long = (1.0 - s.short_fraction) * capacity / s.long_size as f64;
         ShortLong {
             p_short: l_short / (l_short + l_long),
-            arrivals: Arrivals::new(l_short + l_long, queries, &mut rng),
-            long_size,
-            request_size,
-            hosts: Participants::new(clients, workers),
+            arrivals: Arrivals::new(l_short + l_long, s.queries, &mut rng),
+            long_size: s.long_size,
+            request_size: s.request_size,
+            hosts: Participants::new(&s.clients, &s.workers),
             next_id: 0,
             open: OpenQueries::default(),
             rng,

@@ -34,37 +34,47 @@ pub struct IncastSpec {
     pub jitter: Ps,
 }
 
+/// `workload.kind = "poisson"`.
+#[derive(Debug, Clone)]
+pub struct PoissonSpec {
+    pub load: f64,
+    pub cdf: Cdf,
+    pub sources: Vec<u32>,
+    pub destinations: Vec<u32>,
+    pub max_flows: Option<u64>,
+}
+
+/// `workload.kind = "request_response"` or `"partition_aggregate"`.
+#[derive(Debug, Clone)]
+pub struct QuerySpec {
+    pub load: f64,
+    pub queries: Option<u64>,
+    pub fanout: u32,
+    pub request_size: u64,
+    pub response: ResponseSize,
+    pub clients: Vec<u32>,
+    pub workers: Vec<u32>,
+}
+
+/// `workload.kind = "short_long"`.
+#[derive(Debug, Clone)]
+pub struct ShortLongSpec {
+    pub load: f64,
+    pub short_fraction: f64,
+    pub long_size: u64,
+    pub request_size: u64,
+    pub queries: Option<u64>,
+    pub clients: Vec<u32>,
+    pub workers: Vec<u32>,
+}
+
 #[derive(Debug, Clone)]
 pub enum WorkloadSpec {
     Incast(IncastSpec),
-    Poisson {
-        load: f64,
-        cdf: Cdf,
-        sources: Vec<u32>,
-        destinations: Vec<u32>,
-        max_flows: Option<u64>,
-    },
-    Query {
-        load: f64,
-        queries: Option<u64>,
-        fanout: u32,
-        request_size: u64,
-        response: ResponseSize,
-        clients: Vec<u32>,
-        workers: Vec<u32>,
-    },
-    ShortLong {
-        load: f64,
-        short_fraction: f64,
-        long_size: u64,
-        request_size: u64,
-        queries: Option<u64>,
-        clients: Vec<u32>,
-        workers: Vec<u32>,
-    },
-    Trace {
-        flows: Vec<FlowSpec>,
-    },
+    Poisson(PoissonSpec),
+    Query(QuerySpec),
+    ShortLong(ShortLongSpec),
+    Trace(Vec<FlowSpec>),
 }
 
 #[derive(Debug, Clone)]
