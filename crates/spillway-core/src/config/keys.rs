@@ -141,6 +141,14 @@ pub const KEYS: &[KeyDef] = &[
          `spray`: a random equal-cost next hop per packet."),
     key!("switch.routes", Ty::Routes, "", &[],
          "Routes that replace shortest-path forwarding at one switch: `[[switch.routes]]` with `at` (a switch: `leaf1`, `spine0`, `edge0.1`, `agg0.0`, `core3`, `switch`, `left`, `right`), `to` (destination hosts; default all), `via` (neighbours to forward to: nodes linked to `at`; a host only for its own packets) and optional `weights` (one per `via`: each packet picks a neighbour at random by weight, as CP §6.3's random-forwarding ToR does; without weights `switch.forwarding` chooses). Later entries win; a route that loops is refused."),
+    key!("switch.forwarding_delay", Ty::Time, "0us", &[],
+        "The forwarding engine's delay at every switch, between a packet's arrival and its forwarding decision \
+         (DeTail §7.1: 3.1 us of a 25 us switch budget). Control frames (pauses) skip it. The ideal FCT counts it."),
+    key!("switch.speedup", Ty::IntOrOff, "off", &[],
+        "Crossbar speedup: a packet crosses a switch's crossbar in its serialization time at this many times its \
+         input link's rate (DeTail §7.1: 4, 3.06 us for a 1530 B frame at 1 Gbps). At an output-queued switch it \
+         is a fixed delay per packet; at `kind = \"cioq\"` inputs and outputs are busy for it and contend. \
+         `off`: packets cross instantly. The ideal FCT counts it."),
     key!("host.nic_buffer", Ty::Size, "", &[],
         "Host NIC egress buffer; unbounded when absent (the transport's window bounds it)."),
     key!("host.nic_flow_limit", Ty::IntOrOff, "2", &[],

@@ -4,6 +4,7 @@ use super::error::ScenarioError;
 use super::reader::Reader;
 use crate::fabric::routes::RouteSpec;
 use crate::fabric::topology::Shape;
+use crate::fabric::SwitchTiming;
 use crate::switch::forwarding::Forwarding;
 use crate::switch::marking::codel::CodelConfig;
 use crate::switch::overflow::fastlane::FastLaneConfig;
@@ -87,6 +88,19 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
         Value::String(units::format_size(fl_buffer)),
     );
     let strict = r.bool("switch.fastlane_strict")?;
+    let speedup = r.opt_uint("switch.speedup", 1)?;
+    if let Some(s) = speedup.filter(|&s| s > 64) {
+        return Err(r.err_value(
+            "switch.speedup",
+            s,
+            "at most 64 (crossbars run at a few times the line rate)",
+        ));
+    }
+    let timing = SwitchTiming {
+        forwarding_delay: r.time("switch.forwarding_delay")?,
+        speedup: speedup.map(|s| s as u32),
+        scheduled_crossbar: false,
+    };
     if overflow == Overflow::FastLane && fl_buffer < 64 {
         return Err(r.err(
             "switch.fastlane_buffer",
@@ -108,6 +122,7 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
             strict,
         },
         codel,
+        timing,
     })
 }
 

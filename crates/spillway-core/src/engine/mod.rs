@@ -69,16 +69,17 @@ pub struct Sim {
 impl Sim {
     pub fn new(sc: &Scenario) -> Result<Sim, ScenarioError> {
         let seed = sc.run.seed;
-        let fabric = Fabric::build(&sc.topology, &sc.routes, seed).map_err(|e| {
-            // The topology's errors name its kind; routes that fail only together (a
-            // loop) name no one value.
-            let value = if e.key == "topology" {
-                sc.topology.kind.as_str()
-            } else {
-                ""
-            };
-            ScenarioError::new(&e.key, value, e.message)
-        })?;
+        let fabric =
+            Fabric::build(&sc.topology, &sc.routes, sc.switch.timing, seed).map_err(|e| {
+                // The topology's errors name its kind; routes that fail only together (a
+                // loop) name no one value.
+                let value = if e.key == "topology" {
+                    sc.topology.kind.as_str()
+                } else {
+                    ""
+                };
+                ScenarioError::new(&e.key, value, e.message)
+            })?;
         let (shift, slots_log2) = queue_geometry(&sc.topology, &fabric);
         let mut queue = EventQueue::with_geometry(shift, slots_log2);
         // One switch for both prefetches, the calendar's and `Sim::prefetch_for`.

@@ -26,7 +26,30 @@ pub struct LinkEnd {
     pub peer_port: u16,
     /// Bits per second, as this node's clock makes it.
     pub rate: u64,
+    /// Propagation delay.
     pub delay: Ps,
+    /// From the end of a packet's serialization here to its arrival at the peer's
+    /// forwarding decision: `delay`, plus the peer's forwarding-engine delay when the
+    /// peer is a switch (control frames, which no forwarding engine handles, take
+    /// `delay` alone).
+    pub latency: Ps,
+    /// The rate at which a packet sent here crosses the peer switch's crossbar, when
+    /// that is a fixed delay added on the way (an output-queued switch with a speedup;
+    /// a combined input/output-queued switch schedules its crossbar itself): 0 if none.
+    pub crossbar_rate: u64,
+}
+
+/// What a switch adds to a packet's time besides queueing (DeTail §7.1): the forwarding
+/// engine's delay, and the crossbar's transfer at `speedup` times the line rate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SwitchTiming {
+    pub forwarding_delay: Ps,
+    /// `switch.speedup`: a frame crosses the crossbar in its serialization time at
+    /// this many times its input link's rate; `None`: instantly.
+    pub speedup: Option<u32>,
+    /// The switches schedule their crossbars (CIOQ): the crossbar is not a fixed delay
+    /// on the links.
+    pub scheduled_crossbar: bool,
 }
 
 pub struct Fabric {
@@ -38,6 +61,7 @@ pub struct Fabric {
     ends: Vec<LinkEnd>,
     first_port: Vec<u32>,
     routes: RouteTable,
+    timing: SwitchTiming,
 }
 
 impl Fabric {
@@ -47,6 +71,7 @@ impl Fabric {
     pub fn build(
         spec: &TopologySpec,
         routes: &[RouteSpec],
+        timing: SwitchTiming,
         seed: u64,
     ) -> Result<Fabric, FabricError> {
         let topo = Topology::build(spec);
@@ -55,18 +80,19 @@ impl Fabric {
         for l in &topo.links {
             let ia = ports[l.a as usize].len() as u16;
             let ib = ports[l.b as usize].len() as u16;
-            ports[l.a as usize].push(LinkEnd {
-                peer: l.b,
-                peer_port: ib,
-                rate: l.rate,
-                delay: l.delay,
-            });
-            ports[l.b as usize].push(LinkEnd {
-                peer: l.a,
-                peer_port: ia,
-                rate: l.rate,
-                delay: l.delay,
-            });
+            let end = |peer: u32, peer_port: u16| {
+                let switch = peer >= topo.hosts;
+                LinkEnd {
+                    peer,
+                    peer_port,
+                    rate: l.rate,
+                    delay: l.delay,
+                    latency: l.delay + if switch { timing.forwarding_delay } else { 0 },
+                    crossbar_rate: 0,
+                }
+            };
+            ports[l.a as usize].push(end(l.b, ib));
+            ports[l.b as usize].push(end(l.a, ia));
         }
         for (h, node) in ports.iter().enumerate().take(topo.hosts as usize) {
             if node.len() != 1 {
@@ -98,6 +124,13 @@ impl Fabric {
                 }
             }
         }
+        if let (Some(s), false) = (timing.speedup, timing.scheduled_crossbar) {
+            for node in ports.iter_mut() {
+                for p in node.iter_mut().filter(|p| p.peer >= topo.hosts) {
+                    p.crossbar_rate = p.rate.saturating_mul(s as u64);
+                }
+            }
+        }
         let peers: Vec<Vec<u32>> = ports
             .iter()
             .map(|n| n.iter().map(|p| p.peer).collect())
@@ -124,6 +157,7 @@ impl Fabric {
             ends,
             first_port,
             routes,
+            timing,
         })
     }
 
@@ -163,20 +197,36 @@ impl Fabric {
         &self.ends
     }
 
-    /// (rate, delay) of each hop on one shortest path from `src` to `dst`
-    /// (the first equal-cost choice at each switch; all are alike in our topologies).
+    /// (rate, delay) of each stage on one shortest path from `src` to `dst` (the first
+    /// equal-cost choice at each switch; all are alike in our topologies), for the ideal
+    /// FCT: each link with its latency, and after each link into a switch with a
+    /// crossbar speedup, the crossbar as a stage of that many times the link's rate.
     pub fn path(&self, src: u32, dst: u32) -> Vec<(u64, Ps)> {
         let mut hops = Vec::with_capacity(8);
-        let p = self.ports(src)[0];
-        hops.push((p.rate, p.delay));
-        let mut at = p.peer;
-        while at != dst {
+        let mut p = self.ports(src)[0];
+        loop {
+            hops.push((p.rate, p.latency));
+            let at = p.peer;
+            if at == dst {
+                return hops;
+            }
+            if let Some(s) = self.timing.speedup {
+                hops.push((self.crossbar_rate(&p, s), 0));
+            }
             let port = self.routes.next_hops(at, dst)[0];
-            let p = self.ports(at)[port as usize];
-            hops.push((p.rate, p.delay));
-            at = p.peer;
+            p = self.ports(at)[port as usize];
         }
-        hops
+    }
+
+    /// The switches' forwarding delay and crossbar speedup.
+    pub fn timing(&self) -> SwitchTiming {
+        self.timing
+    }
+
+    /// The rate at which a packet that came over `link` (the sending end) crosses the
+    /// next switch's crossbar, at speedup `s`.
+    pub fn crossbar_rate(&self, link: &LinkEnd, s: u32) -> u64 {
+        link.rate.saturating_mul(s as u64)
     }
 
     /// The longest time a frame of `bytes` takes to cross one link (serialization and

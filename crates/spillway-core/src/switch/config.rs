@@ -4,6 +4,7 @@ use super::forwarding::Forwarding;
 use super::marking::codel::CodelConfig;
 use super::overflow::fastlane::FastLaneConfig;
 use super::overflow::Overflow;
+use crate::fabric::SwitchTiming;
 
 /// `switch.queue`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,4 +31,6 @@ pub struct SwitchConfig {
     pub fastlane: FastLaneConfig,
     /// CoDel marking, when `switch.ecn = "codel"`.
     pub codel: Option<CodelConfig>,
+    /// Forwarding delay and crossbar speedup (the fabric's timing).
+    pub timing: SwitchTiming,
 }

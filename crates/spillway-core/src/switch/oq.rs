@@ -306,7 +306,7 @@ mod tests {
     /// A star's switch alone, with its context: (context, switch, its node).
     fn star(text: &str) -> (Ctx, OqSwitch, u32) {
         let sc = Scenario::parse(text, &[], None).unwrap();
-        let fabric = Fabric::build(&sc.topology, &sc.routes, 1).unwrap();
+        let fabric = Fabric::build(&sc.topology, &sc.routes, sc.switch.timing, 1).unwrap();
         let fwd = Forwarder::new(sc.switch.forwarding, fabric.routes());
         let cx = Ctx::new(EventQueue::new(), fabric, fwd);
         let node = cx.fabric.hosts();

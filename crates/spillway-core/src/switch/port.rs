@@ -30,6 +30,11 @@ const HAS_PFABRIC: u8 = 1;
 const HAS_NOTIF: u8 = 2;
 const HAS_CODEL: u8 = 4;
 const PAUSED: u8 = 8;
+/// Not a slow path: a packet sent here crosses the peer's crossbar on the way, a delay
+/// of its own serialization at the crossbar's rate.
+const CROSSBAR: u8 = 16;
+/// The bits that send a packet down the owner's full pipeline.
+const SLOW: u8 = HAS_PFABRIC | HAS_NOTIF | HAS_CODEL | PAUSED;
 
 /// Why a port did not keep a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,7 +122,13 @@ pub struct Port {
     /// CoDel marking (`switch.ecn = "codel"`).
     codel: Option<Box<Codel>>,
     rate: u64,
+    /// To the peer's forwarding decision: the link's delay and the peer switch's
+    /// forwarding delay (`LinkEnd::latency`).
     delay: Ps,
+    /// The link's propagation delay alone (control frames).
+    link_delay: Ps,
+    /// The peer's crossbar rate when crossing it is a delay on the way (CROSSBAR).
+    crossbar_rate: u64,
     /// CP: payload-cut packets created here.
     cut: u64,
 }
@@ -164,11 +175,11 @@ impl Port {
             max_bytes: 0,
             ps_per_byte: ps_per_byte(link.rate),
             paused: 0,
-            delay32: u32::try_from(link.delay).unwrap_or(u32::MAX),
+            delay32: u32::try_from(link.latency).unwrap_or(u32::MAX),
             peer: link.peer,
             peer_port: link.peer_port,
             nonempty: 0,
-            extras: 0,
+            extras: if link.crossbar_rate != 0 { CROSSBAR } else { 0 },
             area: 0,
             last_change: 0,
             mark_above: Threshold::OFF,
@@ -179,7 +190,9 @@ impl Port {
             notif: None,
             codel: None,
             rate: link.rate,
-            delay: link.delay,
+            delay: link.latency,
+            link_delay: link.delay,
+            crossbar_rate: link.crossbar_rate,
             cut: 0,
         }
     }
@@ -192,7 +205,8 @@ impl Port {
         codel: Option<Box<Codel>>,
         threshold: Threshold,
     ) {
-        self.extras = (pfabric.is_some() as u8 * HAS_PFABRIC)
+        self.extras = (self.extras & CROSSBAR)
+            | (pfabric.is_some() as u8 * HAS_PFABRIC)
             | (notif.is_some() as u8 * HAS_NOTIF)
             | (codel.is_some() as u8 * HAS_CODEL);
         self.pfabric = pfabric;
@@ -201,7 +215,8 @@ impl Port {
         self.mark_above = threshold;
     }
 
-    /// The link's propagation delay, from the first cache line when it fits.
+    /// From the end of serialization to the peer's forwarding decision, from the first
+    /// cache line when it fits.
     #[inline(always)]
     fn hop_delay(&self) -> Ps {
         if self.delay32 != u32::MAX {
@@ -215,13 +230,13 @@ impl Port {
     #[inline]
     pub fn is_plain(&self) -> bool {
         debug_assert_eq!(
-            self.extras == 0,
+            self.extras & SLOW == 0,
             self.pfabric.is_none()
                 && self.notif.is_none()
                 && self.codel.is_none()
                 && self.paused == 0
         );
-        self.extras == 0
+        self.extras & SLOW == 0
     }
 
     /// Flow control: the classes in `mask` may start no new packet until resumed
@@ -595,7 +610,11 @@ impl Port {
         let (wire, dst, hash) = (h.wire, h.dst, h.hash);
         let done = now + self.serialization(wire as u64);
         self.busy_until = done;
-        let (peer, peer_port, delay) = (self.peer, self.peer_port, self.hop_delay());
+        let (peer, peer_port) = (self.peer, self.peer_port);
+        let mut delay = self.hop_delay();
+        if self.extras & CROSSBAR != 0 {
+            delay += crate::units::serialization_ps(wire as u64, self.crossbar_rate);
+        }
         if !self.is_idle() {
             // Data, or notifications allowed on an idle link, can follow at once; only a
             // strict cap makes lone notifications wait longer.
@@ -678,7 +697,7 @@ mod tests {
     /// A star's switch port toward host 0, with its context.
     fn port() -> (Ctx, Port, u32) {
         let sc = Scenario::parse("[topology]\nkind = \"star\"\nhosts = 2", &[], None).unwrap();
-        let fabric = Fabric::build(&sc.topology, &sc.routes, 1).unwrap();
+        let fabric = Fabric::build(&sc.topology, &sc.routes, sc.switch.timing, 1).unwrap();
         let fwd = Forwarder::new(sc.switch.forwarding, fabric.routes());
         let cx = Ctx::new(EventQueue::new(), fabric, fwd);
         let node = cx.fabric.hosts();

@@ -93,7 +93,7 @@ mod tests {
         for fwd in ["ecmp", "spray"] {
             let set = [format!("switch.forwarding={fwd}")];
             let sc = Scenario::parse(text, &set, None).unwrap();
-            let fabric = Fabric::build(&sc.topology, &sc.routes, 1).unwrap();
+            let fabric = Fabric::build(&sc.topology, &sc.routes, sc.switch.timing, 1).unwrap();
             let f = Forwarder::new(sc.switch.forwarding, fabric.routes());
             let mut rng = Rng::new(7, 0);
             let mut draws = Rng::new(8, 0);
