@@ -17,6 +17,7 @@ pub enum Ty {
     Flows,
     Routes,
     FloatOrOff,
+    SizeList,
 }
 
 impl Ty {
@@ -36,6 +37,7 @@ impl Ty {
             Ty::Flows => "array of tables `{src, dst, size, start}`".into(),
             Ty::Routes => "array of tables `{at, to, via, weights}`".into(),
             Ty::FloatOrOff => "number or `off`".into(),
+            Ty::SizeList => "list of sizes (`[\"16KB\", \"64KB\"]`)".into(),
         }
     }
 }
@@ -136,9 +138,14 @@ pub const KEYS: &[KeyDef] = &[
         "CoDel target sojourn time (datacenter scale: ~one BDP of queue at 10 Gbps)."),
     key!("switch.codel_interval", Ty::Time, "100us", &[],
         "CoDel interval (datacenter scale: spans the RTT of a full 128 KB port at 10 Gbps)."),
-    key!("switch.forwarding", Ty::Choice(&["ecmp", "spray"]), "ecmp", &[],
+    key!("switch.forwarding", Ty::Choice(&["ecmp", "spray", "alb"]), "ecmp", &[],
         "`ecmp`: hash of the flow's 5-tuple picks one of the equal-cost next hops (a flow keeps its path); \
-         `spray`: a random equal-cost next hop per packet."),
+         `spray`: a random equal-cost next hop per packet; `alb`: DeTail's adaptive load balancing (§5.3, §6.2): \
+         per packet, the next hops whose egress queue holds fewer drain bytes for the packet's class (bytes of \
+         its class and higher) than the first of `alb_thresholds`, else than the next, else all; one of them at \
+         random. `transport.dupack_threshold` then defaults to `off` (DeTail's hosts tolerate reordering)."),
+    key!("switch.alb_thresholds", Ty::SizeList, "[\"16KB\", \"64KB\"]", &[],
+        "`alb`: the drain-byte tiers, ascending, one to four (DeTail §6.2: 16 KB and 64 KB)."),
     key!("switch.routes", Ty::Routes, "", &[],
          "Routes that replace shortest-path forwarding at one switch: `[[switch.routes]]` with `at` (a switch: `leaf1`, `spine0`, `edge0.1`, `agg0.0`, `core3`, `switch`, `left`, `right`), `to` (destination hosts; default all), `via` (neighbours to forward to: nodes linked to `at`; a host only for its own packets) and optional `weights` (one per `via`: each packet picks a neighbour at random by weight, as CP §6.3's random-forwarding ToR does; without weights `switch.forwarding` chooses). Later entries win; a route that loops is refused."),
     key!("switch.forwarding_delay", Ty::Time, "0us", &[],
@@ -213,7 +220,7 @@ pub const KEYS: &[KeyDef] = &[
     key!("transport.rto_init", Ty::Time, "", &[], "Timeout before the first RTT sample; defaults to `rto_min`."),
     key!("transport.rto_max", Ty::Time, "60s", &[], "Upper bound of the backed-off timeout."),
     key!("transport.dupack_threshold", Ty::IntOrOff, "3", &[],
-        "Duplicate ACKs (or SACKed segments above a hole) that trigger fast retransmit; `off` leaves loss to the timeout (multipath)."),
+        "Duplicate ACKs (or SACKed segments above a hole) that trigger fast retransmit; `off` leaves loss to the timeout (multipath). With `switch.forwarding = \"alb\"` the default is `off` (DeTail §4.2)."),
     key!("transport.delayed_ack", Ty::TimeOrOff, "off", &[],
         "Delayed ACK: acknowledge every second full segment or after this time; `off` acknowledges every segment."),
     key!("transport.max_reordering", Ty::IntOrOff, "off", &[],

@@ -25,6 +25,7 @@ pub use workload::parse_trace_csv;
 use crate::fabric::routes::RouteSpec;
 use crate::fabric::topology::{Shape, TopologySpec};
 use crate::host::HostConfig;
+use crate::switch::forwarding::Forwarding;
 use crate::switch::SwitchConfig;
 use crate::workload::spec::{BackgroundSpec, WorkloadSpec};
 
@@ -88,7 +89,8 @@ impl Scenario {
             ));
         }
         let host = read_host(&mut r, &switch)?;
-        let transport = read_transport(&mut r, &topology)?;
+        let alb = matches!(switch.forwarding, Forwarding::Alb(_));
+        let transport = read_transport(&mut r, &topology, alb)?;
         let tcp = transport.tcp();
         if matches!(tcp.cc, CcKind::Dctcp { .. }) {
             if switch.codel.is_none() && switch.ecn_threshold.is_none() {

@@ -5,6 +5,7 @@ use super::reader::Reader;
 use crate::fabric::routes::RouteSpec;
 use crate::fabric::topology::Shape;
 use crate::fabric::SwitchTiming;
+use crate::switch::forwarding::alb::{Tiers, MAX_THRESHOLDS};
 use crate::switch::forwarding::Forwarding;
 use crate::switch::marking::codel::CodelConfig;
 use crate::switch::overflow::fastlane::FastLaneConfig;
@@ -17,6 +18,7 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
     let buffer = r.size("switch.buffer")?;
     let forwarding = match r.choice("switch.forwarding")? {
         "spray" => Forwarding::Spray,
+        "alb" => Forwarding::Alb(r.alb_tiers()?),
         _ => Forwarding::Ecmp,
     };
     let queue = match r.choice("switch.queue")? {
@@ -40,6 +42,12 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
         Value::String(units::format_size(spine_buffer)),
     );
     let cut_extra = r.size("switch.cut_payload_extra")?;
+    if queue == QueueKind::PFabric && matches!(forwarding, Forwarding::Alb(_)) {
+        return Err(r.err(
+            "switch.forwarding",
+            "alb balances by the droptail queue's drain bytes per class (DeTail §5.4); pFabric's queue has none",
+        ));
+    }
     if queue == QueueKind::PFabric && overflow == Overflow::CutPayload {
         return Err(r.err(
             "switch.overflow",
@@ -281,6 +289,54 @@ pub(super) fn route_from_value(
 }
 
 impl Reader<'_> {
+    /// `switch.alb_thresholds`: one to four sizes, strictly ascending.
+    fn alb_tiers(&mut self) -> Result<Tiers, ScenarioError> {
+        const KEY: &str = "switch.alb_thresholds";
+        let Some(v) = self.raw(KEY) else {
+            let t = Tiers::DETAIL;
+            self.record(
+                KEY,
+                Value::Array(vec![
+                    Value::String(units::format_size(16 << 10)),
+                    Value::String(units::format_size(64 << 10)),
+                ]),
+            );
+            return Ok(t);
+        };
+        let bad = |why: &str| ScenarioError::new(KEY, v, why);
+        let Value::Array(a) = v else {
+            return Err(bad("expected a list of sizes, like [\"16KB\", \"64KB\"]"));
+        };
+        if a.is_empty() || a.len() > MAX_THRESHOLDS {
+            return Err(bad("one to four thresholds"));
+        }
+        let mut sizes = Vec::with_capacity(a.len());
+        for x in a {
+            let s = match x {
+                Value::String(s) => units::parse_size(s).ok(),
+                Value::Integer(n) if *n >= 0 => Some(*n as u64),
+                _ => None,
+            };
+            match s {
+                Some(s) if s > 0 && s <= units::MAX_SIZE => sizes.push(s),
+                _ => return Err(ScenarioError::new(KEY, x, "not a positive size")),
+            }
+        }
+        if !sizes.windows(2).all(|w| w[0] < w[1]) {
+            return Err(bad("thresholds must ascend"));
+        }
+        self.record(
+            KEY,
+            Value::Array(
+                sizes
+                    .iter()
+                    .map(|&s| Value::String(units::format_size(s)))
+                    .collect(),
+            ),
+        );
+        Ok(Tiers::new(&sizes))
+    }
+
     pub(super) fn routes(&mut self, shape: &Shape) -> Result<Vec<RouteSpec>, ScenarioError> {
         const KEY: &str = "switch.routes";
         let Some(v) = self.raw(KEY) else {

@@ -41,9 +41,12 @@ pub(super) fn bdp_segments(t: &TopologySpec, mss: u32, header: u32) -> u32 {
 }
 
 /// `[transport]` into the transport's own settings.
+/// `reorder_tolerant`: the switches spread a flow's packets adaptively (DeTail's ALB), so
+/// the duplicate-ACK threshold defaults to `off`.
 pub(super) fn read_transport(
     r: &mut Reader,
     topo: &TopologySpec,
+    reorder_tolerant: bool,
 ) -> Result<TransportConfig, ScenarioError> {
     let kind = r.choice("transport.kind")?;
     let pfabric = kind == "pfabric";
@@ -117,9 +120,15 @@ pub(super) fn read_transport(
         rto_min,
         rto_init,
         rto_max,
-        dupthresh: r
-            .opt_uint("transport.dupack_threshold", 1)?
-            .map(|v| v as u32),
+        dupthresh: if reorder_tolerant && r.raw("transport.dupack_threshold").is_none() {
+            // DeTail §4.2: with packets spread adaptively, reordering is normal and no
+            // sign of loss (the network does not drop): no fast retransmit.
+            r.record("transport.dupack_threshold", Value::String("off".into()));
+            None
+        } else {
+            r.opt_uint("transport.dupack_threshold", 1)?
+                .map(|v| v as u32)
+        },
         max_reordering: r
             .opt_uint("transport.max_reordering", 1)?
             .map(|v| v.min(u32::MAX as u64) as u32),

@@ -5,7 +5,7 @@
 
 use super::config::{QueueKind, SwitchConfig};
 use super::discipline::pfabric::{Entry, PFabricQueue};
-use super::forwarding::ecmp;
+use super::forwarding::{ecmp, Forwarding};
 use super::marking::codel::Codel;
 use super::marking::threshold::Threshold;
 use super::overflow::cut_payload::{self, Cut};
@@ -57,6 +57,9 @@ impl OqSwitch {
                     cfg.codel.map(|c| Box::new(Codel::new(c))),
                     Threshold::new(cfg.ecn_threshold),
                 );
+                if matches!(cfg.forwarding, Forwarding::Alb(_)) {
+                    p.count_classes();
+                }
                 p
             })
             .collect();
@@ -89,8 +92,14 @@ impl OqSwitch {
             egress
         } else {
             let h = *cx.pkts.hot(pkt);
-            cx.forwarding
-                .on_arrival(cx.fabric.routes(), node, h.dst, h.hash, &mut self.rng)
+            cx.forwarding.on_arrival(
+                cx.fabric.routes(),
+                node,
+                h.dst,
+                h.hash,
+                &mut self.rng,
+                |p| self.ports[p as usize].drain_bytes(h.class),
+            )
         };
         self.enqueue(cx, node, port as u32, pkt, in_port);
     }

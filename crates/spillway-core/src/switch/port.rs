@@ -33,6 +33,9 @@ const PAUSED: u8 = 8;
 /// Not a slow path: a packet sent here crosses the peer's crossbar on the way, a delay
 /// of its own serialization at the crossbar's rate.
 const CROSSBAR: u8 = 16;
+/// Not a slow path: the port keeps its queued bytes per class (adaptive load balancing
+/// reads them), which the common path need not.
+const CLASS_BYTES: u8 = 32;
 /// The bits that send a packet down the owner's full pipeline.
 const SLOW: u8 = HAS_PFABRIC | HAS_NOTIF | HAS_CODEL | PAUSED;
 
@@ -131,6 +134,8 @@ pub struct Port {
     crossbar_rate: u64,
     /// CP: payload-cut packets created here.
     cut: u64,
+    /// Bytes queued per class, kept when CLASS_BYTES is set.
+    class_bytes: [u64; CLASSES],
 }
 
 // The first cache line must hold the pass-through fields, the second the queueing ones
@@ -193,6 +198,7 @@ impl Port {
             delay: link.latency,
             link_delay: link.delay,
             crossbar_rate: link.crossbar_rate,
+            class_bytes: [0; CLASSES],
             cut: 0,
         }
     }
@@ -271,6 +277,23 @@ impl Port {
     #[inline(always)]
     pub fn bytes(&self) -> u64 {
         self.bytes
+    }
+
+    /// Keep the bytes queued per class from now on (for [`Port::drain_bytes`]).
+    pub fn count_classes(&mut self) {
+        debug_assert!(self.bytes == 0 && !self.has_pfabric());
+        self.extras |= CLASS_BYTES;
+    }
+
+    /// DeTail §5.4's drain bytes of `class`: the bytes queued in it and the classes
+    /// above it, which leave before a new packet of the class (strict priority). At a
+    /// port that does not count by class ([`Port::count_classes`]), every byte queued.
+    #[inline]
+    pub fn drain_bytes(&self, class: u8) -> u64 {
+        if self.extras & CLASS_BYTES == 0 {
+            return self.bytes;
+        }
+        self.class_bytes[..=class as usize].iter().sum()
     }
 
     /// The node at the other end of the link.
@@ -379,6 +402,9 @@ impl Port {
         }
         self.account(now);
         self.bytes += wire;
+        if self.extras & CLASS_BYTES != 0 {
+            self.class_bytes[class] += wire;
+        }
         self.max_bytes = self.max_bytes.max(self.bytes);
         self.enqueued += 1;
         hot[pkt as usize].next = NIL;
@@ -468,6 +494,9 @@ impl Port {
         }
         self.account(now);
         self.bytes -= h.wire as u64;
+        if self.extras & CLASS_BYTES != 0 {
+            self.class_bytes[c] -= h.wire as u64;
+        }
         Some((pkt, *h))
     }
 

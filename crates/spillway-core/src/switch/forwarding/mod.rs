@@ -1,12 +1,14 @@
 //! Forwarding: which of a switch's next hops toward a host (the fabric's routes: every
 //! equal-cost shortest-path port, or a `switch.routes` override) a packet takes. ECMP
 //! hashes the flow ([`ecmp`]); spraying draws per packet ([`spray`]); a weighted route
-//! draws by weight ([`weighted`], CP §6.3's random-forwarding ToR).
+//! draws by weight ([`weighted`], CP §6.3's random-forwarding ToR); DeTail's adaptive
+//! load balancing picks among the least loaded ([`alb`]).
 //!
 //! Where the choice is fixed by the flow (ECMP, or a single next hop), it is made when
 //! the packet is sent toward the switch, so that the event before the packet's arrival
 //! can prefetch the egress port; the draws are made as the packet arrives.
 
+pub mod alb;
 pub mod ecmp;
 pub mod spray;
 pub mod weighted;
@@ -20,6 +22,8 @@ use crate::rng::Rng;
 pub enum Forwarding {
     Ecmp,
     Spray,
+    /// DeTail's adaptive load balancing, by these drain-byte tiers.
+    Alb(alb::Tiers),
 }
 
 /// The fabric's forwarding policy (every switch's).
@@ -49,7 +53,8 @@ impl Forwarder {
     }
 
     /// The egress of a packet at `switch`, chosen as it arrives: spraying and weighted
-    /// random forwarding draw from the switch's stream `rng`.
+    /// random forwarding draw from the switch's stream `rng`; adaptive load balancing
+    /// reads `drain(port)`, the bytes queued at a port ahead of this packet's class.
     #[inline(never)]
     pub fn on_arrival(
         &self,
@@ -58,6 +63,7 @@ impl Forwarder {
         dst: u32,
         hash: u32,
         rng: &mut Rng,
+        drain: impl Fn(u16) -> u64,
     ) -> u16 {
         let hops = routes.next_hops(switch, dst);
         let weights = if self.weighted && hops.len() > 1 {
@@ -73,6 +79,7 @@ impl Forwarder {
             match self.mode {
                 Forwarding::Ecmp => ecmp::pick(hops, switch, hash),
                 Forwarding::Spray => spray::pick(hops, rng),
+                Forwarding::Alb(tiers) => alb::pick(hops, &tiers, drain, rng),
             }
         }
     }
@@ -108,7 +115,8 @@ mod tests {
                         continue;
                     }
                     assert_ne!(at_send, ROUTE_ON_ARRIVAL);
-                    let on_arrival = f.on_arrival(fabric.routes(), switch, dst, hash, &mut draws);
+                    let on_arrival =
+                        f.on_arrival(fabric.routes(), switch, dst, hash, &mut draws, |_| 0);
                     assert_eq!(at_send, on_arrival);
                     spread.insert((switch, at_send));
                 }
