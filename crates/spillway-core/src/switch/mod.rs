@@ -9,6 +9,7 @@
 //! spraying, weighted routes).
 
 pub mod config;
+pub mod crossbar;
 pub mod discipline;
 pub mod forwarding;
 pub mod marking;

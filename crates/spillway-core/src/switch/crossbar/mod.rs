@@ -1,0 +1,3 @@
+//! The crossbar of a combined input/output-queued switch and its scheduler.
+
+pub mod islip;
