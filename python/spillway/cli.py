@@ -60,6 +60,8 @@ def cmd_run(args: argparse.Namespace) -> int:
           + (", queries.parquet" if "qct_ps" in s else ""))
     print(f"  flows: {s['flows_finished']} finished, {s['flows_unfinished']} unfinished "
           f"(stopped: {s['stop_reason']}, simulated {_fmt_ps(s['sim_time_ps'])})")
+    if "stop_detail" in s:
+        print(f"  {s['stop_detail']}")
     f = s["fct_ps"]
     print(f"  FCT p50 {_fmt_ps(f['p50'])}  p99 {_fmt_ps(f['p99'])}  p99.9 {_fmt_ps(f['p99.9'])}")
     if "qct_ps" in s:

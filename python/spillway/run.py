@@ -287,6 +287,8 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
     all_fct = np.concatenate(fcts) if fcts else np.zeros(0, dtype=np.uint64)
     summary: dict[str, Any] = dict(counters)
     summary["stop_reason"] = sim.stop_reason
+    if sim.stop_detail:
+        summary["stop_detail"] = sim.stop_detail
     summary["wall_s"] = wall
     summary["sim_wall_s"] = sim_wall
     summary["events_per_s"] = counters["events"] / sim_wall if sim_wall > 0 else None

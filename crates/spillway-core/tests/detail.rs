@@ -123,3 +123,159 @@ fn alb_spreads_packets_evenly_over_equal_cost_uplinks() {
     let worst = ecmp.flows.slowdown.iter().cloned().fold(0.0, f64::max);
     assert!(worst > 1.5, "ECMP's collision: worst slowdown {worst}");
 }
+
+/// 100 senders of 9 racks (DeTail's 1 GbE leaf-spine, one rack more) to one receiver,
+/// 64 KB each, at once.
+const INCAST100: &str = r#"
+[topology]
+kind = "detail96"
+racks = 9
+[switch]
+kind = "cioq"
+forwarding_delay = "3100ns"
+speedup = 4
+[transport]
+rto_min = "50ms"
+[workload]
+kind = "incast"
+senders = 100
+receiver = 107
+size = "64KB"
+"#;
+
+fn drops(r: &common::Run) -> u64 {
+    r.sim.counters().drops
+}
+
+/// DeTail §4.1: with flow control nothing is dropped anywhere, every byte arrives once,
+/// and no ingress queue ever holds more than its buffer; without it, the same incast
+/// loses packets.
+#[test]
+fn incast_of_100_is_lossless_with_pfc_and_pause() {
+    let lossy = run(INCAST100, &[]);
+    assert!(
+        drops(&lossy) > 0,
+        "the lossy switch drops under this incast"
+    );
+    for fc in ["pfc", "pause"] {
+        let r = run(INCAST100, &[&format!("switch.flow_control={fc}")]);
+        let c = r.sim.counters();
+        assert_eq!(c.drops, 0, "{fc}");
+        assert_eq!(c.flows_finished, 100, "{fc}");
+        assert_eq!(c.flows_unfinished, 0, "{fc}");
+        assert_eq!(c.bytes_delivered, 100 * 65_536, "{fc}");
+        assert_eq!(c.duplicate_bytes, 0, "{fc}");
+        assert_eq!(c.retransmits, 0, "{fc}");
+        assert!(c.pause_frames > 0, "{fc}: pauses were needed");
+        let p = &r.ports;
+        let sent: u64 = p.pause_frames_sent.iter().sum();
+        let received: u64 = p.pause_frames_received.iter().sum();
+        assert_eq!(sent, c.pause_frames, "{fc}");
+        assert_eq!(received, sent, "{fc}: every pause frame arrived");
+        for k in 0..p.node.len() {
+            assert!(
+                p.ingress_max_bytes[k] <= p.capacity_bytes[k],
+                "{fc}: node {} port {}: ingress peak {} over {}",
+                p.node[k],
+                p.port[k],
+                p.ingress_max_bytes[k],
+                p.capacity_bytes[k]
+            );
+        }
+    }
+}
+
+/// Three racks, three spines, and routes that send each rack's traffic two racks on
+/// by way of the next rack: leaf0 -> spine0 -> leaf1 -> spine1 -> leaf2 -> spine2 ->
+/// leaf0 is a ring every link of which carries a flow that goes on around it. Each
+/// destination's routes are loop-free; together their buffers depend on each other in a
+/// cycle (Hu et al., HotNets 2016).
+const RING_NETWORK: &str = r#"
+[topology]
+kind = "leaf_spine"
+racks = 3
+hosts_per_rack = 2
+spines = 3
+link_rate = "1Gbps"
+link_delay = "2us"
+[switch]
+kind = "cioq"
+flow_control = "pfc"
+deadlock_after = "1ms"
+"#;
+
+const RING_ROUTES: &str = r#"
+[[switch.routes]]
+at = "leaf0"
+to = [4, 5]
+via = ["spine0"]
+[[switch.routes]]
+at = "spine0"
+to = [4, 5]
+via = ["leaf1"]
+[[switch.routes]]
+at = "leaf1"
+to = [4, 5]
+via = ["spine1"]
+[[switch.routes]]
+at = "leaf1"
+to = [0, 1]
+via = ["spine1"]
+[[switch.routes]]
+at = "spine1"
+to = [0, 1]
+via = ["leaf2"]
+[[switch.routes]]
+at = "leaf2"
+to = [0, 1]
+via = ["spine2"]
+[[switch.routes]]
+at = "leaf2"
+to = [2, 3]
+via = ["spine2"]
+[[switch.routes]]
+at = "spine2"
+to = [2, 3]
+via = ["leaf0"]
+[[switch.routes]]
+at = "leaf0"
+to = [2, 3]
+via = ["spine0"]
+"#;
+
+const RING_TRAFFIC: &str = r#"
+[transport]
+rto_min = "50ms"
+[workload]
+kind = "trace"
+flows = [{ src = 0, dst = 4, size = "20MB" }, { src = 1, dst = 5, size = "20MB" },
+         { src = 2, dst = 0, size = "20MB" }, { src = 3, dst = 1, size = "20MB" },
+         { src = 4, dst = 2, size = "20MB" }, { src = 5, dst = 3, size = "20MB" }]
+"#;
+
+/// A cyclic buffer dependency under PFC deadlocks: the run stops, saying so and naming
+/// the ring's ports, instead of hanging until its timers give up. The same traffic on
+/// shortest paths, or without flow control, finishes.
+#[test]
+fn a_pfc_deadlock_is_detected_and_named() {
+    let ring = [RING_NETWORK, RING_ROUTES, RING_TRAFFIC].concat();
+    let r = run(&ring, &[]);
+    assert_eq!(r.sim.stop_reason().as_str(), "deadlock");
+    let detail = r.sim.stop_detail();
+    assert!(
+        detail.contains(
+            "leaf0 port 2 (to spine0) -> spine0 port 1 (to leaf1) -> leaf1 port 3 (to spine1) -> \
+             spine1 port 2 (to leaf2) -> leaf2 port 4 (to spine2) -> spine2 port 0 (to leaf0) -> \
+             leaf0 port 2"
+        ),
+        "{detail}"
+    );
+    assert!(r.sim.counters().flows_unfinished > 0);
+    // Reported within two checks of the ports' pauses.
+    assert!(r.sim.now() < 60_000_000_000, "at {} ps", r.sim.now());
+    let lossy = run(&ring, &["switch.flow_control=none"]);
+    assert_eq!(lossy.sim.stop_reason().as_str(), "all_flows_done");
+    let ok = run(&[RING_NETWORK, RING_TRAFFIC].concat(), &[]);
+    assert_eq!(ok.sim.stop_reason().as_str(), "all_flows_done");
+    assert_eq!(ok.sim.counters().drops, 0);
+}

@@ -238,6 +238,12 @@ impl Simulation {
     fn stop_reason(&self) -> &'static str {
         self.sim.stop_reason().as_str()
     }
+    /// Why the run stopped, in words, when the reason needs them (a deadlock's ports);
+    /// empty otherwise.
+    #[getter]
+    fn stop_detail(&self) -> String {
+        self.sim.stop_detail().to_string()
+    }
     #[getter]
     fn active_flows(&self) -> u64 {
         self.sim.active_flows()

@@ -156,6 +156,39 @@ pub const KEYS: &[KeyDef] = &[
          input link's rate (DeTail §7.1: 4, 3.06 us for a 1530 B frame at 1 Gbps). At an output-queued switch it \
          is a fixed delay per packet; at `kind = \"cioq\"` inputs and outputs are busy for it and contend. \
          `off`: packets cross instantly. The ideal FCT counts it."),
+    key!("switch.kind", Ty::Choice(&["oq", "cioq"]), "oq", &[],
+        "`oq`: output-queued, a packet waits only at its egress port. `cioq`: combined input/output-queued \
+         (DeTail §5.1, Fig. 1): a packet waits in its input's ingress queue until the crossbar, scheduled by \
+         iSLIP with strict priority classes, moves it to its egress queue; needed for `flow_control`. At most \
+         64 ports per switch; the droptail queue only (no pFabric, FastLane, Source Quench, cut payload or CoDel)."),
+    key!("switch.ingress", Ty::Choice(&["voq", "fifo"]), "voq", &["cioq"],
+        "Ingress queues: `voq`, a virtual output queue per output and class at each input (a blocked output \
+         stalls no other); `fifo`, one FIFO per class at each input (its head blocks what is behind it)."),
+    key!("switch.ingress_buffer", Ty::Size, "", &["cioq"],
+        "Bytes each input's ingress queues hold together (DeTail §7.1: 128 KB); default: the buffer of the \
+         egress port on the same link. Lossy (`flow_control = \"none\"`) packets that find it full are dropped \
+         (ports.parquet `dropped_ingress`); with flow control that happens only if the thresholds leave too \
+         little headroom, and it is counted the same way, never silently."),
+    key!("switch.flow_control", Ty::Choice(&["none", "pause", "pfc"]), "none", &[],
+        "Link-layer flow control (DeTail §4.1, §5.2, §6.1), at `kind = \"cioq\"` switches and the hosts' NICs: \
+         `pfc`, 802.1Qbb per class: an ingress queue whose drain bytes for a class (bytes of it and higher \
+         classes) reach `pfc_xoff` sends a 64 B pause frame for that class out of its arrival port, and a \
+         resume below `pfc_xon`; `pause`, 802.3x, one pause for all traffic. A pause frame goes ahead of \
+         queued data (after the frame on the wire) and takes effect a response time (two 512-bit times) after \
+         it arrives; the paused port finishes its frame and starts no new one of a paused class. The egress \
+         queues then never drop: the crossbar moves a packet only when its egress has room. `none`: lossy."),
+    key!("switch.pfc_xoff", Ty::Size, "", &["cioq"],
+        "Drain bytes at which an input pauses a class upstream; default per link from DeTail §6.1: \
+         (ingress buffer - N·H) / N, N = 8 classes with `pfc` (1 with `pause`), H the headroom: the bytes \
+         the link carries in 2 frame times + 2 propagation delays + the response time + the forwarding delay \
+         (1 GbE, 6.6 us, 1530 B frames, 128 KB: H = 4,838 B, XOFF = 11,546 B, without forwarding delay)."),
+    key!("switch.pfc_xon", Ty::Size, "", &["cioq"],
+        "Drain bytes below which an input resumes a class it paused; default H (see `pfc_xoff`)."),
+    key!("switch.deadlock_after", Ty::Time, "5ms", &["cioq"],
+        "With flow control: a cycle of egress ports, each paused by the next one's switch and holding packets \
+         for it, that has lasted this long is a deadlock (a cyclic buffer dependency, e.g. from \
+         `switch.routes`): the run stops with `stop_reason = \"deadlock\"` and the cycle named. Checked every \
+         `deadlock_after`, so a deadlock is reported within twice this."),
     key!("host.nic_buffer", Ty::Size, "", &[],
         "Host NIC egress buffer; unbounded when absent (the transport's window bounds it)."),
     key!("host.nic_flow_limit", Ty::IntOrOff, "2", &[],

@@ -26,7 +26,7 @@ use crate::fabric::routes::RouteSpec;
 use crate::fabric::topology::{Shape, TopologySpec};
 use crate::host::HostConfig;
 use crate::switch::forwarding::Forwarding;
-use crate::switch::SwitchConfig;
+use crate::switch::{SwitchConfig, SwitchKind};
 use crate::workload::spec::{BackgroundSpec, WorkloadSpec};
 
 use crate::packet::wire::wire_bytes;
@@ -80,7 +80,7 @@ impl Scenario {
         let mut r = Reader::new(table, base_dir)?;
         let topology = read_topology(&mut r)?;
         let hosts = topology.shape.host_count();
-        let switch = read_switch(&mut r)?;
+        let mut switch = read_switch(&mut r)?;
         let routes = r.routes(&topology.shape)?;
         if switch.buffer < 1600 {
             return Err(r.err(
@@ -91,6 +91,13 @@ impl Scenario {
         let host = read_host(&mut r, &switch)?;
         let alb = matches!(switch.forwarding, Forwarding::Alb(_));
         let transport = read_transport(&mut r, &topology, alb)?;
+        if let SwitchKind::Cioq(c) = &mut switch.kind {
+            // §6.1's T_frame: the largest frame a port sends.
+            c.max_frame = wire_bytes(
+                transport.mss() + transport.header_bytes(),
+                topology.framing_bytes,
+            ) as u64;
+        }
         let tcp = transport.tcp();
         if matches!(tcp.cc, CcKind::Dctcp { .. }) {
             if switch.codel.is_none() && switch.ecn_threshold.is_none() {

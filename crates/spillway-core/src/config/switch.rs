@@ -5,12 +5,13 @@ use super::reader::Reader;
 use crate::fabric::routes::RouteSpec;
 use crate::fabric::topology::Shape;
 use crate::fabric::SwitchTiming;
+use crate::switch::flow_control::FlowControl;
 use crate::switch::forwarding::alb::{Tiers, MAX_THRESHOLDS};
 use crate::switch::forwarding::Forwarding;
 use crate::switch::marking::codel::CodelConfig;
 use crate::switch::overflow::fastlane::FastLaneConfig;
 use crate::switch::overflow::Overflow;
-use crate::switch::{QueueKind, SwitchConfig};
+use crate::switch::{CioqConfig, Ingress, QueueKind, SwitchConfig, SwitchKind};
 use crate::units;
 use toml::Value;
 
@@ -104,10 +105,11 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
             "at most 64 (crossbars run at a few times the line rate)",
         ));
     }
+    let kind = read_kind(r, queue, overflow, codel.is_some())?;
     let timing = SwitchTiming {
         forwarding_delay: r.time("switch.forwarding_delay")?,
         speedup: speedup.map(|s| s as u32),
-        scheduled_crossbar: false,
+        scheduled_crossbar: matches!(kind, SwitchKind::Cioq(_)),
     };
     if overflow == Overflow::FastLane && fl_buffer < 64 {
         return Err(r.err(
@@ -131,7 +133,100 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
         },
         codel,
         timing,
+        kind,
     })
+}
+
+/// `switch.kind` and, for `cioq`, its ingress queues and flow control.
+fn read_kind(
+    r: &mut Reader,
+    queue: QueueKind,
+    overflow: Overflow,
+    codel: bool,
+) -> Result<SwitchKind, ScenarioError> {
+    let flow_control = match r.choice("switch.flow_control")? {
+        "pause" => FlowControl::Pause,
+        "pfc" => FlowControl::Pfc,
+        _ => FlowControl::None,
+    };
+    if r.choice("switch.kind")? == "oq" {
+        if flow_control != FlowControl::None {
+            return Err(r.err(
+                "switch.flow_control",
+                "pauses are sent by ingress queues (DeTail §5.2): set switch.kind = \"cioq\"",
+            ));
+        }
+        return Ok(SwitchKind::Oq);
+    }
+    // The combined input/output-queued switch runs the droptail pipeline (with
+    // threshold marking) at its egress ports; the other mechanisms are the OQ switch's.
+    let unsupported = if queue == QueueKind::PFabric {
+        Some(("switch.queue", "pfabric"))
+    } else if overflow != Overflow::Drop {
+        Some(("switch.overflow", "anything but drop"))
+    } else if codel {
+        Some(("switch.ecn", "codel"))
+    } else {
+        None
+    };
+    if let Some((key, what)) = unsupported {
+        return Err(r.err(
+            key,
+            format!("{what} is not supported at switch.kind = \"cioq\" (use \"oq\")"),
+        ));
+    }
+    let ingress = match r.choice("switch.ingress")? {
+        "fifo" => Ingress::Fifo,
+        _ => Ingress::Voq,
+    };
+    let ingress_buffer = r.opt_size("switch.ingress_buffer")?;
+    if let Some(b) = ingress_buffer.filter(|&b| b < 1600) {
+        return Err(r.err_value(
+            "switch.ingress_buffer",
+            units::format_size(b),
+            "must hold at least one full-size packet (1600 B)",
+        ));
+    }
+    let xoff = r.opt_size("switch.pfc_xoff")?;
+    let xon = r.opt_size("switch.pfc_xon")?;
+    if flow_control == FlowControl::None {
+        for (k, v) in [("switch.pfc_xoff", xoff), ("switch.pfc_xon", xon)] {
+            if v.is_some() {
+                return Err(r.err(
+                    k,
+                    "is a flow-control threshold, and switch.flow_control is none",
+                ));
+            }
+        }
+    }
+    if let (Some(off), Some(on)) = (xoff, xon) {
+        if on >= off {
+            return Err(r.err_value(
+                "switch.pfc_xon",
+                units::format_size(on),
+                format!(
+                    "must be below switch.pfc_xoff ({})",
+                    units::format_size(off)
+                ),
+            ));
+        }
+    }
+    if xoff == Some(0) {
+        return Err(r.err("switch.pfc_xoff", "must be positive"));
+    }
+    let deadlock_after = r.time("switch.deadlock_after")?;
+    if deadlock_after == 0 {
+        return Err(r.err("switch.deadlock_after", "must be positive"));
+    }
+    Ok(SwitchKind::Cioq(CioqConfig {
+        ingress,
+        ingress_buffer,
+        flow_control,
+        xoff,
+        xon,
+        max_frame: 0,
+        deadlock_after,
+    }))
 }
 
 pub(super) fn route_from_value(

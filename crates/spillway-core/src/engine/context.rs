@@ -20,6 +20,9 @@ pub enum StopReason {
     Horizon,
     /// No event left while flows are unfinished: a simulator bug, reported, not hidden.
     Stalled,
+    /// A cycle of ports paused by flow control, which nothing would ever lift
+    /// (`switch::deadlock`; `Ctx::stop_detail` names it).
+    Deadlock,
 }
 
 impl StopReason {
@@ -31,6 +34,7 @@ impl StopReason {
             StopReason::MaxEvents => "max_events",
             StopReason::Horizon => "horizon",
             StopReason::Stalled => "stalled",
+            StopReason::Deadlock => "deadlock",
         }
     }
 }
@@ -50,6 +54,8 @@ pub struct Ctx {
     /// Why the run stops, once a component or the engine has said so (`Running` until
     /// then): the loop's one check an event.
     pub stop: StopReason,
+    /// What stopped the run, in words, when its reason needs them (a deadlock's cycle).
+    pub stop_detail: String,
 }
 
 impl Ctx {
@@ -63,6 +69,7 @@ impl Ctx {
             forwarding,
             flow_drops: Vec::new(),
             stop: StopReason::Running,
+            stop_detail: String::new(),
         }
     }
 

@@ -37,6 +37,19 @@ pub enum Ev {
     GroFlush { slot: u32 },
     /// The workload has arrivals due.
     Workload,
+    /// A combined input/output-queued switch's crossbar has moved `pkt` from input
+    /// `input` to output `output` (both free again).
+    Crossed {
+        node: u32,
+        pkt: u32,
+        input: u16,
+        output: u16,
+    },
+    /// Pause frame `pkt`, received by `node` on `port`, takes effect (its response time
+    /// has passed).
+    PauseTakes { node: u32, port: u32, pkt: u32 },
+    /// With flow control: time to look for a deadlock (a cycle of paused ports).
+    DeadlockCheck,
 }
 
 // The event queue's nodes hold time, event and link: 8 + 16 + 4 (+ 4) = 32 bytes

@@ -18,9 +18,11 @@ use crate::output::counters::Counters;
 use crate::output::flows::FlowRecords;
 use crate::output::ports::PortRecords;
 use crate::rng::{component, Rng};
+use crate::switch::deadlock;
+use crate::switch::flow_control::FlowControl;
 use crate::switch::forwarding::Forwarder;
 use crate::switch::port::Port;
-use crate::switch::Switch;
+use crate::switch::{Switch, SwitchKind};
 use crate::transport::cc::kinds::Cc;
 use crate::transport::tcp::sender::TcpSender;
 use crate::units::Ps;
@@ -64,6 +66,9 @@ pub struct Sim {
     event_limit: u64,
     /// The run's end has been processed (flows recorded).
     ended: bool,
+    /// With flow control, `switch.deadlock_after`: how often to look for a deadlock and
+    /// how long its ports must have been paused.
+    deadlock_after: Option<Ps>,
 }
 
 impl Sim {
@@ -91,7 +96,14 @@ impl Sim {
         let hosts = cx.fabric.hosts();
         let switches = (hosts..cx.fabric.node_count() as u32)
             .map(|n| Switch::new(&sc.switch, &cx.fabric, n, seed, framing))
-            .collect();
+            .collect::<Result<Vec<_>, _>>()?;
+        let deadlock_after = match sc.switch.kind {
+            SwitchKind::Cioq(c) if c.flow_control != FlowControl::None => {
+                cx.push(c.deadlock_after, Ev::DeadlockCheck);
+                Some(c.deadlock_after)
+            }
+            _ => None,
+        };
         let traffic = Traffic::new(
             &sc.workload,
             sc.background.as_ref(),
@@ -101,6 +113,9 @@ impl Sim {
             Rng::new(seed, component::BACKGROUND),
         );
         let mut hosts = Hosts::new(&sc.host, &sc.transport, traffic, &cx, framing, seed);
+        if sc.switch.flow_control() != FlowControl::None {
+            hosts.obey_pauses();
+        }
         hosts.start(&mut cx);
         Ok(Sim {
             cx,
@@ -109,6 +124,7 @@ impl Sim {
             end_time: sc.run.duration.unwrap_or(crate::units::HORIZON),
             event_limit: sc.run.max_events.unwrap_or(u64::MAX),
             ended: false,
+            deadlock_after,
         })
     }
 
@@ -118,6 +134,11 @@ impl Sim {
 
     pub fn stop_reason(&self) -> StopReason {
         self.cx.stop
+    }
+
+    /// Why the run stopped, in words, when the reason needs them (a deadlock's ports).
+    pub fn stop_detail(&self) -> &str {
+        &self.cx.stop_detail
     }
 
     pub fn finished(&self) -> bool {
@@ -157,6 +178,10 @@ impl Sim {
                 };
                 break;
             };
+            if matches!(ev, Ev::DeadlockCheck) && self.cx.queue().is_empty() {
+                // Nothing else is left to happen: the check does not move the clock.
+                continue;
+            }
             if time > self.end_time {
                 self.cx.now = self.end_time;
                 self.cx.stop = if self.end_time == crate::units::HORIZON {
@@ -215,6 +240,36 @@ impl Sim {
             Ev::HostRx { host, pkt } => self.hosts.on_host_rx(cx, host, pkt),
             Ev::GroFlush { slot } => self.hosts.on_gro_flush(cx, slot, time),
             Ev::Workload => self.hosts.on_workload(cx, time),
+            Ev::Crossed {
+                node,
+                pkt,
+                input,
+                output,
+            } => self.switches[(node - hosts) as usize].on_crossed(cx, node, pkt, input, output),
+            Ev::PauseTakes { node, port, pkt } => {
+                if node < hosts {
+                    self.hosts.on_pause_takes(cx, node, pkt);
+                } else {
+                    self.switches[(node - hosts) as usize].on_pause_takes(cx, node, port, pkt);
+                }
+            }
+            Ev::DeadlockCheck => self.check_deadlock(time),
+        }
+    }
+
+    /// Looks for a cycle of ports paused since the last check; stops the run on one,
+    /// else checks again later while anything else is still to happen.
+    #[inline(never)]
+    fn check_deadlock(&mut self, now: Ps) {
+        let after = self.deadlock_after.expect("checks only with flow control");
+        let before = now.saturating_sub(after);
+        if let Some(cycle) = deadlock::find_cycle(&self.switches, &self.cx.fabric, before) {
+            self.cx.stop_detail = deadlock::describe(&cycle, &self.cx.fabric);
+            self.cx.stop = StopReason::Deadlock;
+            return;
+        }
+        if !self.cx.queue().is_empty() {
+            self.cx.push(now + after, Ev::DeadlockCheck);
         }
     }
 
@@ -353,5 +408,78 @@ flows = [
         assert!(checked > 1000);
         assert!(sim.counters().notifications_dropped > 0, "the cap binds");
         assert_eq!(sim.counters().flows_unfinished, 0);
+    }
+
+    /// 802.1Qbb timing (DeTail §6.1): a pause takes effect two 512-bit times after it
+    /// reaches a port (1.024 us at 1 Gbps), the frame on the wire then completes, and no
+    /// new frame of a paused class starts until the resume. Two senders at line rate
+    /// into one receiver through a lossless switch: the senders' NICs are paused and
+    /// resumed many times; every event is checked.
+    #[test]
+    fn a_pause_takes_effect_after_the_response_time_and_holds_until_resumed() {
+        let text = r#"
+[topology]
+kind = "star"
+hosts = 3
+link_rate = "1Gbps"
+link_delay = "6600ns"
+[switch]
+kind = "cioq"
+flow_control = "pfc"
+[workload]
+kind = "trace"
+flows = [{ src = 0, dst = 2, size = "2MB" }, { src = 1, dst = 2, size = "2MB" }]
+"#;
+        let sc = Scenario::parse(text, &[], None).unwrap();
+        let mut sim = Sim::new(&sc).unwrap();
+        struct Seen {
+            received: u64,
+            arrived: Ps,
+            paused: u8,
+            busy: Ps,
+        }
+        let mut seen: Vec<Seen> = (0..2)
+            .map(|_| Seen {
+                received: 0,
+                arrived: 0,
+                paused: 0,
+                busy: 0,
+            })
+            .collect();
+        let (mut pauses, mut resumes) = (0, 0);
+        while !sim.step(1) {
+            let now = sim.now();
+            for (h, s) in seen.iter_mut().enumerate() {
+                let p = sim.hosts.nics()[h].port();
+                let r = p.report(now).pause_received;
+                if r > s.received {
+                    assert_eq!(r, s.received + 1, "one frame an event");
+                    s.received = r;
+                    s.arrived = now;
+                }
+                let paused = p.paused();
+                if paused != s.paused {
+                    assert_eq!(now, s.arrived + 1_024_000, "host {h}: the response time");
+                    if paused & !s.paused != 0 {
+                        pauses += 1;
+                        // The frame on the wire is not cut short.
+                        assert!(p.busy_until() >= s.busy.min(now));
+                    } else {
+                        resumes += 1;
+                    }
+                    s.paused = paused;
+                } else if paused != 0 {
+                    // Nothing new starts while paused (the data is class 0).
+                    assert_eq!(p.busy_until(), s.busy, "host {h} sent while paused");
+                }
+                s.busy = p.busy_until();
+            }
+        }
+        assert!(
+            pauses > 10 && resumes > 10,
+            "{pauses} pauses, {resumes} resumes"
+        );
+        assert_eq!(sim.counters().drops, 0);
+        assert_eq!(sim.counters().flows_finished, 2);
     }
 }

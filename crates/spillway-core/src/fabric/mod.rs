@@ -62,6 +62,8 @@ pub struct Fabric {
     first_port: Vec<u32>,
     routes: RouteTable,
     timing: SwitchTiming,
+    /// For naming nodes in reports.
+    shape: topology::Shape,
 }
 
 impl Fabric {
@@ -158,7 +160,13 @@ impl Fabric {
             first_port,
             routes,
             timing,
+            shape: spec.shape.clone(),
         })
+    }
+
+    /// Node `i`'s name (`host3`, `leaf1`, `spine0`, `core2`), as `switch.routes` takes it.
+    pub fn node_name(&self, i: u32) -> String {
+        self.shape.node_name(i)
     }
 
     /// Hosts: nodes `0..hosts`.

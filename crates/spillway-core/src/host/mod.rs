@@ -192,6 +192,13 @@ impl Hosts {
         self.nics.iter().map(|n| n.report(now)).collect()
     }
 
+    /// Every NIC obeys pause frames (the switches send them: `switch.flow_control`).
+    pub fn obey_pauses(&mut self) {
+        for n in &mut self.nics {
+            n.obey_pauses();
+        }
+    }
+
     /// The NICs, host by host.
     pub fn nics(&self) -> &[Nic] {
         &self.nics

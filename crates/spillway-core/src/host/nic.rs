@@ -6,6 +6,7 @@
 
 use crate::engine::context::Ctx;
 use crate::fabric::LinkEnd;
+use crate::packet::pause;
 use crate::switch::discipline::pfabric::{Entry, PFabricQueue};
 use crate::switch::marking::threshold::Threshold;
 use crate::switch::port::{DropReason, Offer, Port, PortReport, Sent};
@@ -65,7 +66,8 @@ impl Nic {
         dropped: &mut Vec<u32>,
     ) -> Option<Sent> {
         let p = &mut self.port;
-        if p.is_plain() {
+        if !p.has_pfabric() {
+            // A FIFO NIC, maybe with a class paused.
             if p.enqueue(cx.now, pkt, &mut cx.pkts.hot, 0) {
                 return p.queued(cx, host, 0);
             }
@@ -81,6 +83,32 @@ impl Nic {
             return None;
         }
         p.kick(cx, host, 0)
+    }
+
+    /// Obey pause frames from the switch (`switch.flow_control`).
+    pub fn obey_pauses(&mut self) {
+        self.port.enable_flow_control();
+    }
+
+    /// A pause frame has arrived: counted, and when it takes effect (802.1Qbb: two
+    /// 512-bit times later).
+    pub fn pause_arrived(&mut self, now: Ps) -> Ps {
+        self.port.count_pause_received();
+        now + self.port.serialization(pause::RESPONSE_BYTES)
+    }
+
+    /// Pause frame `pkt` takes effect: the NIC pauses or resumes its classes; a
+    /// resumed class's packet starts if the link is free.
+    pub fn on_pause(&mut self, cx: &mut Ctx, host: u32, pkt: u32) -> Option<Sent> {
+        let (classes, on) = pause::read(cx.pkts.get(pkt));
+        cx.pkts.free(pkt);
+        let p = &mut self.port;
+        let before = p.paused();
+        p.set_paused(cx.now, pause::apply(before, classes, on));
+        if before & !p.paused() != 0 {
+            return p.kick(cx, host, 0);
+        }
+        None
     }
 
     /// The NIC's wake-up at `time`: the next packet, if any, starts.

@@ -67,7 +67,9 @@ impl Hosts {
     #[inline(always)]
     pub fn on_arrive(&mut self, cx: &mut Ctx, host: u32, pkt: u32) {
         let kind = cx.pkts.hot(pkt).kind;
-        if let Some(&agent) = Agent::for_kind(kind, &self.agents) {
+        if kind == PktKind::Pause {
+            self.pause_arrived(cx, host, pkt);
+        } else if let Some(&agent) = Agent::for_kind(kind, &self.agents) {
             if agent.answer(&mut cx.pkts, pkt) {
                 self.nic_send(cx, host, pkt);
             }
@@ -269,6 +271,7 @@ impl Hosts {
                 self.arm_timer(cx, slot);
             }
             PktKind::Probe => unreachable!("probes are answered by the NIC's agent"),
+            PktKind::Pause => unreachable!("pause frames stop at the NIC"),
         }
     }
 }

@@ -189,6 +189,28 @@ impl Hosts {
         }
     }
 
+    /// A pause frame from the switch reached `host`'s NIC: it takes effect after the
+    /// response time (802.1Qbb: two 512-bit times).
+    pub(super) fn pause_arrived(&mut self, cx: &mut Ctx, host: u32, pkt: u32) {
+        let t = self.nics[host as usize].pause_arrived(cx.now);
+        cx.push(
+            t,
+            Ev::PauseTakes {
+                node: host,
+                port: 0,
+                pkt,
+            },
+        );
+    }
+
+    /// A pause frame's effect at `host`'s NIC: it pauses or resumes classes, and a
+    /// resumed class's packet may start.
+    pub fn on_pause_takes(&mut self, cx: &mut Ctx, host: u32, pkt: u32) {
+        if let Some(s) = self.nics[host as usize].on_pause(cx, host, pkt) {
+            self.left_nic(cx, host, s);
+        }
+    }
+
     /// `host`'s NIC woke at `time`: its next packet, if any, starts.
     #[inline(always)]
     pub fn on_nic_free(&mut self, cx: &mut Ctx, host: u32, time: Ps) {

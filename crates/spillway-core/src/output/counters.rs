@@ -83,4 +83,10 @@ counters! {
     packs;
     /// Fast recoveries undone as spurious (`transport.undo`).
     undos;
+    /// Flow control: pause and resume frames sent by switch inputs.
+    pause_frames;
+    /// Combined input/output-queued switches: packets an ingress queue had no room for
+    /// (counted in `drops` too; with flow control, thresholds that leave too little
+    /// headroom).
+    ingress_drops;
 }

@@ -20,7 +20,7 @@ records! {
         /// Packets admitted.
         enqueued: u64;
         /// Packets dropped here, every reason but a notification's: `dropped_full +
-        /// dropped_cut + dropped_displaced + dropped_least`.
+        /// dropped_cut + dropped_displaced + dropped_least + dropped_ingress`.
         dropped: u64;
         /// Highest occupancy.
         max_bytes: u64;
@@ -60,6 +60,17 @@ records! {
         dropped_displaced: u64;
         /// pFabric: arrivals that were the least urgent packet.
         dropped_least: u64;
+        /// `switch.kind = "cioq"`: arrivals refused by this port's full input buffer.
+        /// With flow control on, a sign the pause thresholds leave too little headroom.
+        dropped_ingress: u64;
+        /// `switch.kind = "cioq"`: the most bytes this port's input buffer held.
+        ingress_max_bytes: u64;
+        /// Flow control: pause (and resume) frames this port sent, for its input.
+        pause_frames_sent: u64;
+        /// Flow control: pause (and resume) frames that reached this port.
+        pause_frames_received: u64;
+        /// Flow control: time this port's link was paused, summed over the classes.
+        paused_ps: u64;
     }
 }
 
@@ -77,7 +88,8 @@ impl PortRecords {
             d(DropReason::Full)
                 + d(DropReason::Cut)
                 + d(DropReason::Displaced)
-                + d(DropReason::Least),
+                + d(DropReason::Least)
+                + d(DropReason::Ingress),
         );
         self.max_bytes.push(r.max_bytes);
         self.mean_bytes.push(r.mean_bytes);
@@ -96,5 +108,10 @@ impl PortRecords {
         self.dropped_cut.push(d(DropReason::Cut));
         self.dropped_displaced.push(d(DropReason::Displaced));
         self.dropped_least.push(d(DropReason::Least));
+        self.dropped_ingress.push(d(DropReason::Ingress));
+        self.ingress_max_bytes.push(r.ingress_max_bytes);
+        self.pause_frames_sent.push(r.pause_sent);
+        self.pause_frames_received.push(r.pause_received);
+        self.paused_ps.push(r.paused.iter().sum());
     }
 }

@@ -8,6 +8,7 @@ use crate::units::Ps;
 
 pub mod cut;
 pub mod notification;
+pub mod pause;
 pub mod quench;
 pub mod tcp;
 pub mod wire;
@@ -27,6 +28,8 @@ pub enum PktKind {
     Notify,
     /// ICMP Source Quench (FastLane §2.2.1).
     Quench,
+    /// Flow control: a pause or resume frame to the link's other end (`pause.rs`).
+    Pause,
 }
 
 #[derive(Debug, Clone)]
@@ -74,6 +77,9 @@ pub struct Packet {
     pub dsack: bool,
     /// PACK option (CP §4.3): the lost block with its edges swapped, (right, left).
     pub pack: (u64, u64),
+    /// At a combined input/output-queued switch with FIFO inputs: the output it waits
+    /// for (a virtual output queue knows its own).
+    pub hop_egress: u16,
 }
 
 impl Packet {
@@ -116,6 +122,7 @@ impl Packet {
             ppl: false,
             dsack: false,
             pack: (0, 0),
+            hop_egress: 0,
         }
     }
 }

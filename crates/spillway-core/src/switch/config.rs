@@ -1,16 +1,54 @@
 //! `[switch]`, as the switches take it (read once by config/switch.rs).
 
+use super::flow_control::FlowControl;
 use super::forwarding::Forwarding;
 use super::marking::codel::CodelConfig;
 use super::overflow::fastlane::FastLaneConfig;
 use super::overflow::Overflow;
 use crate::fabric::SwitchTiming;
+use crate::units::Ps;
 
 /// `switch.queue`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueueKind {
     DropTail,
     PFabric,
+}
+
+/// `switch.kind`: where packets wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwitchKind {
+    /// Output-queued: a packet goes to its egress port's queue as it arrives.
+    Oq,
+    /// Combined input/output-queued (DeTail §5.1): ingress queues, a scheduled crossbar,
+    /// egress queues.
+    Cioq(CioqConfig),
+}
+
+/// `switch.ingress`: how an input's packets wait for the crossbar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ingress {
+    /// A virtual output queue per output and class: a blocked output stalls no other.
+    Voq,
+    /// One FIFO per class: the head blocks what is behind it.
+    Fifo,
+}
+
+/// The combined input/output-queued switch's own settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CioqConfig {
+    pub ingress: Ingress,
+    /// Bytes each input holds (`switch.ingress_buffer`); `None`: the egress port's
+    /// buffer on the same link.
+    pub ingress_buffer: Option<u64>,
+    pub flow_control: FlowControl,
+    /// `switch.pfc_xoff` and `switch.pfc_xon` when given (else §6.1's, per link).
+    pub xoff: Option<u64>,
+    pub xon: Option<u64>,
+    /// The largest frame on the wire (§6.1's T_frame): set from the transport.
+    pub max_frame: u64,
+    /// `switch.deadlock_after`: a cycle of ports paused this long stops the run.
+    pub deadlock_after: Ps,
 }
 
 /// `[switch]`, read once (config/switch.rs).
@@ -33,4 +71,15 @@ pub struct SwitchConfig {
     pub codel: Option<CodelConfig>,
     /// Forwarding delay and crossbar speedup (the fabric's timing).
     pub timing: SwitchTiming,
+    pub kind: SwitchKind,
+}
+
+impl SwitchConfig {
+    /// `switch.flow_control`.
+    pub fn flow_control(&self) -> FlowControl {
+        match self.kind {
+            SwitchKind::Cioq(c) => c.flow_control,
+            SwitchKind::Oq => FlowControl::None,
+        }
+    }
 }

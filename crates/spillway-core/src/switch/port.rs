@@ -36,8 +36,10 @@ const CROSSBAR: u8 = 16;
 /// Not a slow path: the port keeps its queued bytes per class (adaptive load balancing
 /// reads them), which the common path need not.
 const CLASS_BYTES: u8 = 32;
+/// Control frames (flow control's pauses) wait to go ahead of the data.
+const HAS_CONTROL: u8 = 64;
 /// The bits that send a packet down the owner's full pipeline.
-const SLOW: u8 = HAS_PFABRIC | HAS_NOTIF | HAS_CODEL | PAUSED;
+const SLOW: u8 = HAS_PFABRIC | HAS_NOTIF | HAS_CODEL | PAUSED | HAS_CONTROL;
 
 /// Why a port did not keep a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,9 +56,12 @@ pub enum DropReason {
     Least,
     /// FastLane: a notification refused by the notification buffer's cap.
     Notification,
+    /// A combined input/output-queued switch: no room in the input's buffer (with
+    /// flow control, thresholds set too high for the buffer).
+    Ingress,
 }
 
-pub const DROP_REASONS: usize = 5;
+pub const DROP_REASONS: usize = 6;
 
 /// A packet a port has started on its link: who, its kind, and whether the port's
 /// marker chose it as it left (CoDel marks at dequeue). Eight bytes: it travels in a
@@ -136,6 +141,22 @@ pub struct Port {
     cut: u64,
     /// Bytes queued per class, kept when CLASS_BYTES is set.
     class_bytes: [u64; CLASSES],
+    /// Flow control at this port (`switch.flow_control`, and hosts' NICs with it).
+    control: Option<Box<Control>>,
+}
+
+/// A port's flow-control state: the control frames waiting to go (ahead of all data,
+/// after the frame on the wire), the pause frames it sent and received, and how long
+/// each class has been paused.
+#[derive(Debug, Default)]
+pub struct Control {
+    queue: std::collections::VecDeque<u32>,
+    sent: u64,
+    received: u64,
+    /// Per class: when its current pause began, if paused.
+    since: [Option<Ps>; CLASSES],
+    /// Per class: time paused before the current pause.
+    total: [Ps; CLASSES],
 }
 
 // The first cache line must hold the pass-through fields, the second the queueing ones
@@ -166,6 +187,13 @@ pub struct PortReport {
     pub notif: NotifStats,
     pub notif_capacity: u64,
     pub cut: u64,
+    /// Flow control: pause frames sent and received here, and per class the time it
+    /// was paused.
+    pub pause_sent: u64,
+    pub pause_received: u64,
+    pub paused: [Ps; CLASSES],
+    /// A combined input/output-queued switch: the most bytes its input buffer held.
+    pub ingress_max_bytes: u64,
 }
 
 impl Port {
@@ -199,6 +227,7 @@ impl Port {
             link_delay: link.delay,
             crossbar_rate: link.crossbar_rate,
             class_bytes: [0; CLASSES],
+            control: None,
             cut: 0,
         }
     }
@@ -211,7 +240,7 @@ impl Port {
         codel: Option<Box<Codel>>,
         threshold: Threshold,
     ) {
-        self.extras = (self.extras & CROSSBAR)
+        self.extras = (self.extras & (CROSSBAR | CLASS_BYTES))
             | (pfabric.is_some() as u8 * HAS_PFABRIC)
             | (notif.is_some() as u8 * HAS_NOTIF)
             | (codel.is_some() as u8 * HAS_CODEL);
@@ -232,7 +261,8 @@ impl Port {
         }
     }
 
-    /// A plain FIFO port: no pFabric queue, notification queue or CoDel, no class paused.
+    /// A plain FIFO port: no pFabric queue, notification queue or CoDel, no class paused,
+    /// no control frame waiting.
     #[inline]
     pub fn is_plain(&self) -> bool {
         debug_assert_eq!(
@@ -241,15 +271,90 @@ impl Port {
                 && self.notif.is_none()
                 && self.codel.is_none()
                 && self.paused == 0
+                && self.control.as_ref().is_none_or(|c| c.queue.is_empty())
         );
         self.extras & SLOW == 0
     }
 
+    /// Give the port flow control: control frames and pause accounting.
+    pub fn enable_flow_control(&mut self) {
+        self.control = Some(Box::default());
+    }
+
     /// Flow control: the classes in `mask` may start no new packet until resumed
-    /// (a packet on the wire finishes).
-    pub fn set_paused(&mut self, mask: u8) {
+    /// (a packet on the wire finishes). Paused time is counted per class from `now`.
+    pub fn set_paused(&mut self, now: Ps, mask: u8) {
+        if let Some(c) = self.control.as_mut() {
+            for k in 0..CLASSES {
+                let on = mask & 1 << k != 0;
+                match (c.since[k], on) {
+                    (None, true) => c.since[k] = Some(now),
+                    (Some(t), false) => {
+                        c.total[k] += now - t;
+                        c.since[k] = None;
+                    }
+                    _ => {}
+                }
+            }
+        }
         self.paused = mask;
         self.extras = (self.extras & !PAUSED) | if mask != 0 { PAUSED } else { 0 };
+    }
+
+    /// The classes paused now.
+    pub fn paused(&self) -> u8 {
+        self.paused
+    }
+
+    /// Since when the port has had a class paused without a break (the earliest start
+    /// among the classes paused now), if it has one.
+    pub fn paused_since(&self) -> Option<Ps> {
+        let c = self.control.as_ref()?;
+        c.since.iter().flatten().min().copied()
+    }
+
+    /// The buffer's size.
+    #[inline(always)]
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// When the frame on the wire (if any) ends (tests).
+    #[cfg(test)]
+    pub fn busy_until(&self) -> Ps {
+        self.busy_until
+    }
+
+    /// A pause frame reached this port (counted; its effect is [`Port::set_paused`]).
+    pub fn count_pause_received(&mut self) {
+        if let Some(c) = self.control.as_mut() {
+            c.received += 1;
+        }
+    }
+
+    /// Sends control frame `pkt` ahead of all queued data: at once if the link is free,
+    /// else when the frame on the wire ends. The port must have flow control.
+    pub fn send_control(&mut self, cx: &mut Ctx, node: u32, port: u32, pkt: u32) -> Option<Sent> {
+        let c = self.control.as_mut().expect("a port with flow control");
+        c.queue.push_back(pkt);
+        c.sent += 1;
+        self.extras |= HAS_CONTROL;
+        if self.wake_at == NO_WAKE {
+            if self.busy_until <= cx.now {
+                return self.transmit_next(cx, node, port);
+            }
+            let t = self.busy_until;
+            self.arm_wake(cx, node, port, t);
+        } else if self.wake_at > self.busy_until.max(cx.now) {
+            // A wake-up held back by a strict notification cap: control frames do not wait.
+            let t = self.busy_until.max(cx.now);
+            if t <= cx.now {
+                self.wake_at = NO_WAKE;
+                return self.transmit_next(cx, node, port);
+            }
+            self.arm_wake(cx, node, port, t);
+        }
+        None
     }
 
     // The optional mechanisms, from the flags in the port's first cache line: asking
@@ -447,6 +552,9 @@ impl Port {
             cx.counters.notifications_dropped += 1;
         } else {
             cx.counters.drops += 1;
+            if reason == DropReason::Ingress {
+                cx.counters.ingress_drops += 1;
+            }
         }
     }
 
@@ -508,10 +616,12 @@ impl Port {
                 || self.pfabric.as_ref().is_none_or(|q| q.is_empty()))
     }
 
-    /// Nothing at all to send: no data and no notification.
+    /// Nothing at all to send: no data, notification or control frame (data of a
+    /// paused class counts as something: the port wakes and finds it held).
     #[inline(always)]
     fn is_idle(&self) -> bool {
         self.is_empty()
+            && self.extras & HAS_CONTROL == 0
             && (self.extras & HAS_NOTIF == 0 || self.notif.as_ref().is_none_or(|n| n.is_empty()))
     }
 
@@ -593,6 +703,20 @@ impl Port {
     /// data by class; CoDel decides on a mark as data leaves).
     fn transmit_next(&mut self, cx: &mut Ctx, node: u32, port: u32) -> Option<Sent> {
         let now = cx.now;
+        if self.extras & HAS_CONTROL != 0 {
+            let c = self.control.as_mut().expect("control frames queued");
+            let pkt = c.queue.pop_front().expect("control frames queued");
+            if c.queue.is_empty() {
+                self.extras &= !HAS_CONTROL;
+            }
+            let h = *cx.pkts.hot(pkt);
+            self.transmit_control(cx, node, port, pkt, h);
+            return Some(Sent {
+                pkt,
+                kind: h.kind,
+                mark: false,
+            });
+        }
         let data_waiting = !self.is_empty();
         let mut mark = false;
         let pkt = if self.has_notif()
@@ -676,6 +800,25 @@ impl Port {
         );
     }
 
+    /// Control frame `pkt` starts on the link now: it reaches the peer's MAC after the
+    /// link's delay (no forwarding engine, no crossbar), and is not a packet-hop.
+    fn transmit_control(&mut self, cx: &mut Ctx, node: u32, port: u32, pkt: u32, h: Hot) {
+        let done = cx.now + self.serialization(h.wire as u64);
+        self.busy_until = done;
+        if !self.is_idle() {
+            self.arm_wake(cx, node, port, done);
+        }
+        cx.push(
+            done + self.link_delay,
+            Ev::Arrive {
+                node: self.peer,
+                pkt,
+                port: self.peer_port,
+                egress: ROUTE_ON_ARRIVAL,
+            },
+        );
+    }
+
     /// Data waits here for a wake-up later than the end of the current transmission (a
     /// lapse of work conservation): the wake-up and when the link is free (tests).
     #[cfg(test)]
@@ -710,6 +853,12 @@ impl Port {
                 .unwrap_or_default(),
             notif_capacity: self.notif.as_ref().map_or(0, |n| n.capacity()),
             cut: self.cut,
+            pause_sent: self.control.as_ref().map_or(0, |c| c.sent),
+            pause_received: self.control.as_ref().map_or(0, |c| c.received),
+            paused: self.control.as_ref().map_or([0; CLASSES], |c| {
+                std::array::from_fn(|k| c.total[k] + c.since[k].map_or(0, |t| now - t))
+            }),
+            ingress_max_bytes: 0,
         }
     }
 }
@@ -750,7 +899,7 @@ mod tests {
         for pkt in [hi, lo] {
             assert!(matches!(p.offer(&mut cx, node, 0, pkt), Offer::Queued));
         }
-        p.set_paused(0b01);
+        p.set_paused(cx.now, 0b01);
         assert!(!p.is_plain(), "a pause takes the slow paths");
         let t = p.busy_until;
         cx.now = t;
@@ -765,7 +914,7 @@ mod tests {
         );
         assert!(!p.is_empty());
         // Resuming kicks the port (as flow control will).
-        p.set_paused(0);
+        p.set_paused(cx.now, 0);
         assert!(p.is_plain());
         let sent = p.kick(&mut cx, node, 0).expect("resumed");
         assert_eq!(sent.pkt, hi);

@@ -1,0 +1,625 @@
+//! The combined input/output-queued switch (DeTail §5.1, Fig. 1). A packet that arrives
+//! is forwarded (its egress chosen) and waits in its input's ingress queue; the crossbar,
+//! scheduled by iSLIP with strict priority classes ([`super::crossbar::islip`]), moves it
+//! to its egress port, whose droptail queue sends it on. An input and an output take
+//! part in one transfer at a time, which lasts the packet's serialization at `speedup`
+//! times the input's link rate (instant without a speedup).
+//!
+//! Ingress queues are virtual output queues (per output and class) or one FIFO per
+//! class ([`Ingress`]). Lossy (no flow control): the egress queue tail-drops, the ingress
+//! queue drops what does not fit. Lossless (`pause`, `pfc`): the crossbar moves a packet
+//! only when its egress queue has room for it, so egress never drops, and the ingress
+//! queues pause their upstream port by class as they fill ([`super::flow_control`]).
+//!
+//! The common case costs about what an output-queued hop does: a packet that finds no
+//! ingress queue holding anything and its input and output free crosses at once (and,
+//! without a speedup, goes straight to its egress port's fast path).
+
+use super::config::{CioqConfig, Ingress, SwitchConfig};
+use super::crossbar::islip::{Islip, Requests, MAX_PORTS, NO_REQUEST};
+use super::flow_control::{self, decide, FlowControl, Thresholds};
+use super::forwarding::Forwarding;
+use super::marking::threshold::Threshold;
+use super::port::{DropReason, Offer, Port, PortReport, CLASSES};
+use crate::config::ScenarioError;
+use crate::engine::context::Ctx;
+use crate::engine::event::{Ev, ROUTE_ON_ARRIVAL};
+use crate::fabric::Fabric;
+use crate::packet::{pause, Arena, PktKind, NIL};
+use crate::rng::Rng;
+use crate::units::{format_size, serialization_ps, Ps, PS_PER_S};
+
+/// One ingress FIFO per class, linked through the packets' `next` (free while a packet
+/// waits here: it is in no port's queue).
+#[derive(Clone, Copy)]
+struct Queue {
+    fifo: [(u32, u32); CLASSES],
+    nonempty: u8,
+}
+
+const EMPTY: Queue = Queue {
+    fifo: [(NIL, NIL); CLASSES],
+    nonempty: 0,
+};
+
+/// An input: its ingress buffer's accounting and flow control.
+struct Input {
+    bytes: u64,
+    /// Bytes per class, for the drain bytes flow control compares with its thresholds.
+    class_bytes: [u64; CLASSES],
+    capacity: u64,
+    max_bytes: u64,
+    /// The outputs its queues hold packets for (VOQ), or its FIFO heads wait for.
+    wants: u64,
+    /// Classes it has paused upstream.
+    paused_up: u8,
+    thresholds: Thresholds,
+    /// The crossbar's rate from this input (link rate × speedup); 0: instant.
+    xbar_rate: u64,
+}
+
+pub struct CioqSwitch {
+    egress: Vec<Port>,
+    inputs: Vec<Input>,
+    /// Queue (input i, q) is `queues[index[i * n + q]]` (VOQ: q the output; FIFO: 0),
+    /// NIL until first used: memory grows with the pairs that carry traffic.
+    index: Vec<u32>,
+    queues: Vec<Queue>,
+    n: usize,
+    fifo: bool,
+    islip: Islip,
+    /// Inputs and outputs in a transfer now.
+    in_busy: u64,
+    out_busy: u64,
+    /// Inputs whose queues hold packets.
+    waiting: u64,
+    /// Bytes crossing to each output now (room they take in its egress queue).
+    incoming: Vec<u64>,
+    /// Packets in all ingress queues.
+    queued: u64,
+    lossless: bool,
+    flow_control: FlowControl,
+    instant: bool,
+    framing: u32,
+    /// The switch's own stream: spraying's and ALB's draws.
+    rng: Rng,
+    matches: Vec<(u16, u16)>,
+}
+
+/// The crossbar's view of the queues for one iSLIP round.
+struct View<'a> {
+    egress: &'a [Port],
+    inputs: &'a [Input],
+    index: &'a [u32],
+    queues: &'a [Queue],
+    incoming: &'a [u64],
+    n: usize,
+    fifo: bool,
+    lossless: bool,
+    pkts: &'a Arena,
+}
+
+impl View<'_> {
+    /// Output `o` can take `wire` more bytes (always, when lossy: it drops what it
+    /// cannot hold).
+    #[inline]
+    fn fits(&self, o: usize, wire: u64) -> bool {
+        !self.lossless
+            || self.egress[o].bytes() + self.incoming[o] + wire <= self.egress[o].capacity()
+    }
+
+    /// The class whose head input `i` would send to output `o` now, with the queue
+    /// holding it, or None.
+    #[inline]
+    fn pick(&self, i: usize, o: usize) -> Option<(usize, u8)> {
+        let q = self.index[i * self.n + if self.fifo { 0 } else { o }];
+        if q == NIL {
+            return None;
+        }
+        let queue = &self.queues[q as usize];
+        let mut ne = queue.nonempty;
+        while ne != 0 {
+            let c = ne.trailing_zeros() as usize;
+            ne &= ne - 1;
+            let head = queue.fifo[c].0;
+            if self.fifo && self.pkts.get(head).hop_egress as usize != o {
+                continue;
+            }
+            if self.fits(o, self.pkts.hot(head).wire as u64) {
+                return Some((q as usize, c as u8));
+            }
+            if self.fifo {
+                // The head waits for room; nothing of this class passes it.
+                continue;
+            }
+        }
+        None
+    }
+}
+
+impl Requests for View<'_> {
+    fn class(&self, i: usize, o: usize) -> u8 {
+        self.pick(i, o).map_or(NO_REQUEST, |(_, c)| c)
+    }
+    fn wants(&self, i: usize) -> u64 {
+        self.inputs[i].wants
+    }
+}
+
+impl CioqSwitch {
+    /// Switch `node` of `fabric`: its egress ports as an output-queued switch's, its
+    /// inputs with `cioq`'s buffers and thresholds.
+    pub fn new(
+        cfg: &SwitchConfig,
+        cioq: &CioqConfig,
+        fabric: &Fabric,
+        node: u32,
+        rng: Rng,
+        framing: u32,
+    ) -> Result<Self, ScenarioError> {
+        let hosts = fabric.hosts();
+        let links = fabric.ports(node);
+        let n = links.len();
+        if n > MAX_PORTS {
+            return Err(ScenarioError::new(
+                "switch.kind",
+                "cioq",
+                format!(
+                    "{} has {n} ports; the crossbar's scheduler takes at most {MAX_PORTS}",
+                    fabric.node_name(node)
+                ),
+            ));
+        }
+        let timing = cfg.timing;
+        let mut egress = Vec::with_capacity(n);
+        let mut inputs = Vec::with_capacity(n);
+        for end in links {
+            let capacity = if end.peer < hosts {
+                cfg.edge_buffer
+            } else if fabric.top_tier().is_some_and(|t| node >= t) {
+                cfg.spine_buffer
+            } else {
+                cfg.buffer
+            };
+            let mut p = Port::new(end, capacity);
+            p.install(None, None, None, Threshold::new(cfg.ecn_threshold));
+            if matches!(cfg.forwarding, Forwarding::Alb(_)) {
+                p.count_classes();
+            }
+            if cioq.flow_control != FlowControl::None {
+                p.enable_flow_control();
+            }
+            egress.push(p);
+            let in_cap = cioq.ingress_buffer.unwrap_or(capacity);
+            // The data in flight toward this input when it decides to pause: the link
+            // (its rate is the peer's sending rate: links are symmetric) and this
+            // switch's forwarding engine, which holds a packet before it queues here.
+            let h = flow_control::headroom(end.rate, end.delay, cioq.max_frame)
+                + bytes_in(end.rate, timing.forwarding_delay);
+            let thresholds = match (cioq.xoff, cioq.xon) {
+                (Some(xoff), xon) => Thresholds {
+                    xoff,
+                    xon: xon.unwrap_or(h.min(xoff - 1)),
+                },
+                (None, xon) => {
+                    let classes = cioq.flow_control.classes();
+                    let xoff = in_cap
+                        .checked_sub(classes * h)
+                        .map(|b| b / classes)
+                        .filter(|&x| x > xon.unwrap_or(h));
+                    match xoff {
+                        Some(xoff) => Thresholds {
+                            xoff,
+                            xon: xon.unwrap_or(h),
+                        },
+                        None if cioq.flow_control == FlowControl::None => Thresholds {
+                            xoff: u64::MAX,
+                            xon: 0,
+                        },
+                        None => {
+                            return Err(ScenarioError::new(
+                                "switch.ingress_buffer",
+                                format_size(in_cap),
+                                format!(
+                                    "too small for {classes} classes' headroom of {h} B each on \
+                                     the link from {} (DeTail §6.1: XOFF = (buffer - N·H) / N \
+                                     must exceed XON): give a larger buffer or switch.pfc_xoff",
+                                    fabric.node_name(end.peer)
+                                ),
+                            ));
+                        }
+                    }
+                }
+            };
+            inputs.push(Input {
+                bytes: 0,
+                class_bytes: [0; CLASSES],
+                capacity: in_cap,
+                max_bytes: 0,
+                wants: 0,
+                paused_up: 0,
+                thresholds,
+                xbar_rate: timing
+                    .speedup
+                    .map_or(0, |s| end.rate.saturating_mul(s as u64)),
+            });
+        }
+        Ok(CioqSwitch {
+            egress,
+            inputs,
+            index: vec![NIL; n * if cioq.ingress == Ingress::Fifo { 1 } else { n }],
+            queues: Vec::new(),
+            n,
+            fifo: cioq.ingress == Ingress::Fifo,
+            islip: Islip::new(n.max(1)),
+            in_busy: 0,
+            out_busy: 0,
+            waiting: 0,
+            incoming: vec![0; n],
+            queued: 0,
+            lossless: cioq.flow_control != FlowControl::None,
+            flow_control: cioq.flow_control,
+            instant: timing.speedup.is_none(),
+            framing,
+            rng,
+            matches: Vec::new(),
+        })
+    }
+
+    pub fn ports(&self) -> &[Port] {
+        &self.egress
+    }
+
+    #[inline(always)]
+    pub fn prefetch_port(&self, port: u16) {
+        if let Some(p) = self.egress.get(port as usize) {
+            p.prefetch();
+        }
+    }
+
+    /// A packet has arrived by `in_port`, its egress `egress` if chosen when it was sent.
+    #[inline(always)]
+    pub fn on_arrive(&mut self, cx: &mut Ctx, node: u32, pkt: u32, in_port: u16, egress: u16) {
+        let h = *cx.pkts.hot(pkt);
+        if h.kind == PktKind::Pause {
+            self.pause_arrived(cx, node, pkt, in_port);
+            return;
+        }
+        let o = if egress != ROUTE_ON_ARRIVAL {
+            egress
+        } else {
+            cx.forwarding.on_arrival(
+                cx.fabric.routes(),
+                node,
+                h.dst,
+                h.hash,
+                &mut self.rng,
+                |p| self.egress[p as usize].drain_bytes(h.class),
+            )
+        };
+        let (i, o) = (in_port as usize, o as usize);
+        let wire = h.wire as u64;
+        let busy = (self.in_busy >> i | self.out_busy >> o) & 1;
+        if self.queued == 0
+            && busy == 0
+            && (!self.lossless
+                || self.egress[o].bytes() + self.incoming[o] + wire <= self.egress[o].capacity())
+        {
+            // Nothing waits anywhere and both ends are free: iSLIP would match this pair
+            // alone.
+            let input = &mut self.inputs[i];
+            input.max_bytes = input.max_bytes.max(wire);
+            self.islip.matched_alone(i, o);
+            self.cross(cx, node, pkt, i, o, wire);
+            return;
+        }
+        self.ingress(cx, node, pkt, i, o, wire);
+    }
+
+    /// The packet waits in input `i`'s queues for output `o`.
+    #[inline(never)]
+    fn ingress(&mut self, cx: &mut Ctx, node: u32, pkt: u32, i: usize, o: usize, wire: u64) {
+        let input = &mut self.inputs[i];
+        if input.bytes + wire > input.capacity {
+            self.egress[i].count_drop(cx, DropReason::Ingress);
+            let p = cx.pkts.get(pkt);
+            if matches!(p.kind, PktKind::Data | PktKind::Probe) {
+                let (slot, id) = (p.flow_slot, p.flow_id);
+                cx.report_flow_drop(slot, id);
+            }
+            cx.pkts.free(pkt);
+            return;
+        }
+        let class = cx.pkts.hot(pkt).class as usize;
+        input.bytes += wire;
+        input.class_bytes[class] += wire;
+        input.max_bytes = input.max_bytes.max(input.bytes);
+        let key = i * self.n + if self.fifo { 0 } else { o };
+        if self.index[key] == NIL {
+            self.index[key] = self.queues.len() as u32;
+            self.queues.push(EMPTY);
+        }
+        let q = &mut self.queues[self.index[key] as usize];
+        if self.fifo {
+            cx.pkts.get_mut(pkt).hop_egress = o as u16;
+        }
+        cx.pkts.hot[pkt as usize].next = NIL;
+        let f = &mut q.fifo[class];
+        if f.0 == NIL {
+            f.0 = pkt;
+            if self.fifo {
+                self.inputs[i].wants |= 1 << o;
+            }
+        } else {
+            cx.pkts.hot[f.1 as usize].next = pkt;
+        }
+        f.1 = pkt;
+        q.nonempty |= 1 << class;
+        if !self.fifo {
+            self.inputs[i].wants |= 1 << o;
+        }
+        self.queued += 1;
+        self.waiting |= 1 << i;
+        self.flow_control(cx, node, i);
+        self.schedule(cx, node);
+    }
+
+    /// Runs the crossbar: matches free inputs holding packets to free outputs (iSLIP)
+    /// and starts their transfers, until no pair is left (instant) or every matched pair
+    /// is busy.
+    fn schedule(&mut self, cx: &mut Ctx, node: u32) {
+        loop {
+            let inputs = self.waiting & !self.in_busy;
+            let all = if self.n == 64 {
+                u64::MAX
+            } else {
+                (1u64 << self.n) - 1
+            };
+            let outputs = all & !self.out_busy;
+            if inputs == 0 || outputs == 0 {
+                return;
+            }
+            let mut matches = std::mem::take(&mut self.matches);
+            matches.clear();
+            {
+                let view = View {
+                    egress: &self.egress,
+                    inputs: &self.inputs,
+                    index: &self.index,
+                    queues: &self.queues,
+                    incoming: &self.incoming,
+                    n: self.n,
+                    fifo: self.fifo,
+                    lossless: self.lossless,
+                    pkts: &cx.pkts,
+                };
+                self.islip.round(&view, inputs, outputs, &mut matches);
+            }
+            let any = !matches.is_empty();
+            for &(i, o) in &matches {
+                self.transfer(cx, node, i as usize, o as usize);
+            }
+            self.matches = matches;
+            if !any || !self.instant {
+                return;
+            }
+        }
+    }
+
+    /// Input `i`'s head for output `o` crosses (iSLIP matched them).
+    fn transfer(&mut self, cx: &mut Ctx, node: u32, i: usize, o: usize) {
+        let view = View {
+            egress: &self.egress,
+            inputs: &self.inputs,
+            index: &self.index,
+            queues: &self.queues,
+            incoming: &self.incoming,
+            n: self.n,
+            fifo: self.fifo,
+            lossless: self.lossless,
+            pkts: &cx.pkts,
+        };
+        let (q, c) = view.pick(i, o).expect("a matched pair has a request");
+        let queue = &mut self.queues[q];
+        let f = &mut queue.fifo[c as usize];
+        let pkt = f.0;
+        let next = cx.pkts.hot(pkt).next;
+        f.0 = next;
+        if next == NIL {
+            f.1 = NIL;
+            queue.nonempty &= !(1 << c);
+        }
+        let wire = cx.pkts.hot(pkt).wire as u64;
+        let input = &mut self.inputs[i];
+        input.bytes -= wire;
+        input.class_bytes[c as usize] -= wire;
+        self.queued -= 1;
+        if input.bytes == 0 {
+            self.waiting &= !(1 << i);
+        }
+        if self.fifo {
+            // The outputs the heads now wait for.
+            let mut wants = 0u64;
+            let mut ne = queue.nonempty;
+            while ne != 0 {
+                let k = ne.trailing_zeros() as usize;
+                ne &= ne - 1;
+                wants |= 1 << cx.pkts.get(queue.fifo[k].0).hop_egress;
+            }
+            input.wants = wants;
+        } else if queue.nonempty == 0 {
+            input.wants &= !(1 << o);
+        }
+        self.flow_control(cx, node, i);
+        self.cross(cx, node, pkt, i, o, wire);
+    }
+
+    /// `pkt` crosses from input `i` to output `o`: at once, or busying both for its
+    /// serialization at the crossbar's rate.
+    #[inline(always)]
+    fn cross(&mut self, cx: &mut Ctx, node: u32, pkt: u32, i: usize, o: usize, wire: u64) {
+        if self.instant {
+            self.deliver(cx, node, pkt, o);
+            return;
+        }
+        self.in_busy |= 1 << i;
+        self.out_busy |= 1 << o;
+        self.incoming[o] += wire;
+        let t = cx.now + serialization_ps(wire, self.inputs[i].xbar_rate);
+        cx.push(
+            t,
+            Ev::Crossed {
+                node,
+                pkt,
+                input: i as u16,
+                output: o as u16,
+            },
+        );
+    }
+
+    /// The crossbar has delivered `pkt` from `input` to `output`.
+    pub fn on_crossed(&mut self, cx: &mut Ctx, node: u32, pkt: u32, input: u16, output: u16) {
+        let (i, o) = (input as usize, output as usize);
+        self.in_busy &= !(1 << i);
+        self.out_busy &= !(1 << o);
+        self.incoming[o] -= cx.pkts.hot(pkt).wire as u64;
+        self.deliver(cx, node, pkt, o);
+        if self.queued > 0 {
+            self.schedule(cx, node);
+        }
+    }
+
+    /// `pkt` reaches egress port `o`'s queue.
+    #[inline(always)]
+    fn deliver(&mut self, cx: &mut Ctx, node: u32, pkt: u32, o: usize) {
+        if let Offer::Slow = self.egress[o].offer(cx, node, o as u32, pkt) {
+            self.egress_slow(cx, node, pkt, o);
+        }
+    }
+
+    /// [`Self::deliver`] past the port's fast path: tail drop, threshold marking, a
+    /// paused class.
+    #[inline(never)]
+    fn egress_slow(&mut self, cx: &mut Ctx, node: u32, pkt: u32, o: usize) {
+        let now = cx.now;
+        let p = &mut self.egress[o];
+        if !p.enqueue(now, pkt, &mut cx.pkts.hot, 0) {
+            debug_assert!(!self.lossless, "the crossbar checked for room");
+            p.count_drop(cx, DropReason::Full);
+            let c = cx.pkts.get(pkt);
+            if matches!(c.kind, PktKind::Data | PktKind::Probe) {
+                let (slot, id) = (c.flow_slot, c.flow_id);
+                cx.report_flow_drop(slot, id);
+            }
+            cx.pkts.free(pkt);
+            return;
+        }
+        if cx.pkts.hot(pkt).kind == PktKind::Data {
+            // DCTCP's marking: the arrival found more than K bytes queued.
+            let before = p.bytes() - cx.pkts.hot(pkt).wire as u64;
+            if p.threshold().marks(before) {
+                p.count_mark(cx);
+                if cx.pkts.get(pkt).ect {
+                    cx.pkts.get_mut(pkt).ce = true;
+                }
+            }
+        }
+        p.kick(cx, node, o as u32);
+    }
+
+    /// Egress port `port`'s wake-up at `time`: its next packet goes, and with flow
+    /// control the room it leaves may let a waiting packet cross.
+    #[inline(always)]
+    pub fn on_port_free(&mut self, cx: &mut Ctx, node: u32, port: u32, time: u64) {
+        self.egress[port as usize].on_wake(cx, node, port, time);
+        if self.lossless && self.queued > 0 {
+            self.schedule(cx, node);
+        }
+    }
+
+    /// Input `i`'s queues changed: pause or resume classes upstream as its drain bytes
+    /// cross the thresholds (DeTail §5.2: the pause goes out of the arrival port).
+    #[inline(always)]
+    fn flow_control(&mut self, cx: &mut Ctx, node: u32, i: usize) {
+        if self.flow_control == FlowControl::None {
+            return;
+        }
+        let input = &self.inputs[i];
+        let mut drain = [0u64; CLASSES];
+        let mut sum = 0;
+        for (d, b) in drain.iter_mut().zip(&input.class_bytes) {
+            sum += b;
+            *d = sum;
+        }
+        let (on, off) = decide(self.flow_control, &drain, input.paused_up, input.thresholds);
+        for (classes, pause) in [(on, true), (off, false)] {
+            if classes == 0 {
+                continue;
+            }
+            let input = &mut self.inputs[i];
+            input.paused_up = pause::apply(input.paused_up, classes, pause);
+            let p = &mut self.egress[i];
+            let frame = pause::frame(node, p.peer(), classes, pause, self.framing);
+            let f = cx.pkts.alloc(frame);
+            cx.counters.pause_frames += 1;
+            p.send_control(cx, node, i as u32, f);
+        }
+    }
+
+    /// A pause frame from the neighbour on `port`: it takes effect after the response
+    /// time (802.1Qbb: two 512-bit times).
+    fn pause_arrived(&mut self, cx: &mut Ctx, node: u32, pkt: u32, port: u16) {
+        let p = &mut self.egress[port as usize];
+        p.count_pause_received();
+        let t = cx.now + p.serialization(pause::RESPONSE_BYTES);
+        cx.push(
+            t,
+            Ev::PauseTakes {
+                node,
+                port: port as u32,
+                pkt,
+            },
+        );
+    }
+
+    /// A pause frame's effect: egress port `port` pauses or resumes its classes.
+    pub fn on_pause_takes(&mut self, cx: &mut Ctx, node: u32, port: u32, pkt: u32) {
+        let p = &mut self.egress[port as usize];
+        let (classes, on) = pause::read(cx.pkts.get(pkt));
+        cx.pkts.free(pkt);
+        let before = p.paused();
+        p.set_paused(cx.now, pause::apply(before, classes, on));
+        if before & !p.paused() != 0 {
+            p.kick(cx, node, port);
+        }
+    }
+
+    /// For deadlock detection: since when egress port `port` has been paused without a
+    /// break while holding packets, if it is.
+    pub fn stuck_since(&self, port: usize) -> Option<Ps> {
+        let p = &self.egress[port];
+        if p.is_empty() {
+            return None;
+        }
+        p.paused_since()
+    }
+
+    /// The outputs input `port`'s queued packets wait for.
+    pub fn waits_for(&self, port: usize) -> u64 {
+        self.inputs[port].wants
+    }
+
+    /// Every port's report (egress and the ingress on the same link), in port order.
+    pub fn reports(&self, now: u64) -> impl Iterator<Item = PortReport> + '_ {
+        self.egress.iter().zip(&self.inputs).map(move |(p, i)| {
+            let mut r = p.report(now);
+            r.ingress_max_bytes = i.max_bytes;
+            r
+        })
+    }
+}
+
+/// Bytes a link of `rate` carries in `t`, rounded up.
+fn bytes_in(rate: u64, t: Ps) -> u64 {
+    ((t as u128 * rate as u128).div_ceil(8 * PS_PER_S as u128)) as u64
+}
