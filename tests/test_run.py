@@ -39,7 +39,8 @@ def test_cli_run_writes_the_contracted_files(root, tmp_path):
         assert c in flows.column_names, c
     queries = pq.read_table(out / "queries.parquet")
     assert queries.column_names == ["query_id", "start_ps", "finish_ps", "qct_ps",
-                                    "size_bytes", "flows"]
+                                    "size_bytes", "flows", "parent"]
+    assert queries.column("parent").null_count == 3
     assert queries.num_rows == 3
     summary = json.loads((out / "summary.json").read_text())
     for k in REQUIRED_SUMMARY:
@@ -66,6 +67,28 @@ def test_qct_is_the_slowest_flow_of_each_round(tmp_path, root):
         assert len(finishes) == 6
         assert q["finish_ps"] == max(finishes)
         assert q["qct_ps"] == q["finish_ps"] - q["start_ps"]
+
+
+def test_sequential_web_requests_are_the_parents_of_their_queries(tmp_path):
+    """queries.parquet's `parent`: each web request's row (null parent) spans its 3
+    queries, which name it; the summary's qct is over the web requests."""
+    scenario = tmp_path / "seq.toml"
+    scenario.write_text('[topology]\nkind = "star"\nhosts = 8\n[workload]\n'
+                        'kind = "sequential"\nsequence = 3\nclients = [0, 1, 2, 3]\n'
+                        'workers = [4, 5, 6, 7]\nrate = 1000\nqueries = 40\n')
+    res = spillway.run(scenario, tmp_path / "out")
+    q = res.queries.to_pylist()
+    web = [r for r in q if r["parent"] is None]
+    assert len(web) == 40 and len(q) == 40 * 4
+    for w in web:
+        parts = sorted((r for r in q if r["parent"] == w["query_id"]),
+                       key=lambda r: r["start_ps"])
+        assert len(parts) == 3
+        assert parts[0]["start_ps"] == w["start_ps"]
+        assert parts[-1]["finish_ps"] == w["finish_ps"]
+        assert sum(p["size_bytes"] for p in parts) == w["size_bytes"]
+    qct = sorted(w["qct_ps"] for w in web)
+    assert res.summary["qct_ps"]["p50"] == (qct[19] + qct[20]) / 2
 
 
 def test_same_seed_same_files_other_seed_differs(tmp_path, root):

@@ -297,8 +297,10 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
     summary["fct_ps"] = _percentiles(all_fct.astype(np.float64))
     summary.update(_notification_shares(ports, counters["sim_time_ps"]))
     if sim.has_queries:
-        qct = (np.concatenate([p["qct_ps"] for p in query_parts]) if query_parts
-               else np.zeros(0))
+        # Over the queries that are no other's part: a sequential workload's web
+        # requests, not their queries (every query of the other workloads).
+        qct = (np.concatenate([p["qct_ps"][p["parent"] == NONE_U64] for p in query_parts])
+               if query_parts else np.zeros(0))
         summary["qct_ps"] = _percentiles(np.asarray(qct, dtype=np.float64))
     summary["provenance"] = {
         "spillway_version": _core.__version__,

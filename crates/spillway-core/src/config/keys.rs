@@ -17,7 +17,9 @@ pub enum Ty {
     Flows,
     Routes,
     FloatOrOff,
+    SizeOrOff,
     SizeList,
+    IntList,
 }
 
 impl Ty {
@@ -37,7 +39,9 @@ impl Ty {
             Ty::Flows => "array of tables `{src, dst, size, start}`".into(),
             Ty::Routes => "array of tables `{at, to, via, weights}`".into(),
             Ty::FloatOrOff => "number or `off`".into(),
+            Ty::SizeOrOff => "size or `off`".into(),
             Ty::SizeList => "list of sizes (`[\"16KB\", \"64KB\"]`)".into(),
+            Ty::IntList => "list of integers".into(),
         }
     }
 }
@@ -56,14 +60,22 @@ pub(super) const LEAF_SPINE_KINDS: &[&str] = &["leaf_spine", "pfabric144", "deta
 
 pub(super) const QUERY_KINDS: &[&str] = &["request_response", "partition_aggregate"];
 
-pub(super) const REQUEST_KINDS: &[&str] =
-    &["request_response", "partition_aggregate", "short_long"];
+/// The query workloads with per-query draws and rates (DeTail §8.1).
+pub(super) const RATE_KINDS: &[&str] = &["request_response", "partition_aggregate", "sequential"];
+
+pub(super) const REQUEST_KINDS: &[&str] = &[
+    "request_response",
+    "partition_aggregate",
+    "short_long",
+    "sequential",
+];
 
 pub(super) const LOAD_KINDS: &[&str] = &[
     "poisson",
     "request_response",
     "partition_aggregate",
     "short_long",
+    "sequential",
 ];
 
 macro_rules! key {
@@ -284,7 +296,7 @@ pub const KEYS: &[KeyDef] = &[
          RFC 6298 alone, the timer restarts only when new data is acknowledged. The CP testbed (Linux) runs `true`."),
     key!("transport.data_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of data packets."),
     key!("transport.ack_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of ACKs."),
-    key!("workload.kind", Ty::Choice(&["incast", "poisson", "request_response", "partition_aggregate", "short_long", "trace"]), "incast", &[],
+    key!("workload.kind", Ty::Choice(&["incast", "poisson", "request_response", "partition_aggregate", "short_long", "sequential", "trace"]), "incast", &[],
         "Traffic pattern; see the per-kind keys below."),
     key!("workload.pattern", Ty::Choice(&["many_to_one", "all_to_all"]), "many_to_one", &["incast"],
         "`many_to_one`: `senders` flows of `size` to `receiver`. `all_to_all` (DeTail §6.3): in every round each \
@@ -304,7 +316,15 @@ pub const KEYS: &[KeyDef] = &[
     key!("workload.load", Ty::Float, "0.5", LOAD_KINDS,
         "Offered load in (0, 1]: the fraction of the sending hosts' summed link capacity that the flows' payload bytes \
          would use: poisson λ = load · |`sources`| · link_rate / (8 · mean size) flows/s; queries λ = load · |`clients`| · \
-         link_rate / (8 · fanout · mean response size) queries/s (all hosts when not listed; docs/workloads.md)."),
+         link_rate / (8 · fanout · mean response size) queries/s (sequential: web requests/s, with `sequence` × the mean response size; all hosts when not listed; docs/workloads.md). Refused beside `rate` or `burst_period`, which give the rate instead."),
+    key!("workload.rate", Ty::FloatOrOff, "off", RATE_KINDS,
+         "Queries (sequential: web requests) per second per client, arriving as a Poisson process (DeTail §8.1: 500 to 2500). `off`: the rate `load` gives. With `burst_period`: the rate between bursts, `off` or `0` for none (bursty) or positive (mixed). At most 1e9, at least 0.001."),
+    key!("workload.burst_period", Ty::TimeOrOff, "off", RATE_KINDS,
+         "On/off modulation (DeTail §8.1's bursty and mixed workloads: 50ms): from the start of every period (the first at time 0, every client at once), queries arrive at `burst_rate` for `burst_length`, then at `rate` for the rest of the period, each phase a Poisson process. `off`: a steady rate."),
+    key!("workload.burst_length", Ty::Time, "", RATE_KINDS,
+         "With `burst_period`: the burst at the start of every period (DeTail §8.1: 2.5ms to 12.5ms); positive, at most `burst_period`."),
+    key!("workload.burst_rate", Ty::Float, "", RATE_KINDS,
+         "With `burst_period`: queries (sequential: web requests) per second per client during a burst (DeTail §8.1: 10000)."),
     key!("workload.cdf", Ty::Text, "", &["poisson", "request_response", "partition_aggregate"],
         "Flow (poisson; default `websearch`) or response (queries; default: fixed `response_size`) size distribution: \
          `websearch`, `datamining`, `aditya`, or a CDF file path (formats in docs/workloads.md)."),
@@ -312,15 +332,23 @@ pub const KEYS: &[KeyDef] = &[
         "Hosts that send; default all (incast: all but the receiver; `many_to_one` only)."),
     key!("workload.destinations", Ty::HostList, "", &["poisson"], "Hosts that receive; default all (never the source itself)."),
     key!("workload.max_flows", Ty::IntOrOff, "off", &["poisson"], "Stop generating after this many flows; `off` = until `run.duration`."),
-    key!("workload.queries", Ty::IntOrOff, "off", REQUEST_KINDS, "Stop generating after this many queries; `off` = until `run.duration`."),
+    key!("workload.queries", Ty::IntOrOff, "off", REQUEST_KINDS, "Stop generating after this many queries (sequential: web requests); `off` = until `run.duration`."),
     key!("workload.short_fraction", Ty::Float, "0.1", &["short_long"],
         "short_long (FastLane §5): share of the load from short queries. A short query picks a response size from \
          {2, 4, 8, 16, 32} KB and a total from {32, 64, 96, 128, 160} KB (each uniform) and asks total/size distinct \
          workers in parallel; a long request asks one random worker for `long_size` (all-to-all)."),
     key!("workload.long_size", Ty::Size, "1MB", &["short_long"], "short_long: response size of a long request."),
     key!("workload.fanout", Ty::Int, "8", &["partition_aggregate"], "Workers asked per query (distinct, never the requester)."),
+    key!("workload.fanouts", Ty::IntList, "", &["partition_aggregate"],
+         "Fan-outs, one drawn uniformly per query (DeTail §8.1.2: [10, 20, 40]); refused beside an explicit `fanout`. Every client needs the largest's workers other than itself."),
+    key!("workload.sequence", Ty::Int, "10", &["sequential"],
+         "Queries per web request, one after the other (DeTail §8.1.2: 10): each asks one random worker, and the next starts when its response has fully arrived. Each query and each web request has a query row; a query's `parent` is its web request."),
+    key!("workload.priorities", Ty::Int, "1", RATE_KINDS,
+         "Priority classes (1 to 8): each query (sequential: each web request) draws one uniformly from 0..priorities (0 highest) for the data and ACKs of all its flows (DeTail §8.1, Fig. 10: 2). `1`: flows take `transport.data_class` and `transport.ack_class`."),
     key!("workload.request_size", Ty::Size, "10B", REQUEST_KINDS, "Request flow size."),
     key!("workload.response_size", Ty::Size, "16KB", QUERY_KINDS, "Response flow size per worker (when no `cdf`)."),
+    key!("workload.response_sizes", Ty::SizeList, "", RATE_KINDS,
+         "Response sizes, one drawn uniformly per query, the same for all its responses (DeTail §8.1: [\"2KB\", \"8KB\", \"32KB\"]); refused beside `cdf` or an explicit `response_size`."),
     key!("workload.clients", Ty::HostList, "", REQUEST_KINDS, "Hosts that issue queries; default all."),
     key!("workload.workers", Ty::HostList, "", REQUEST_KINDS, "Hosts that answer; default all."),
     key!("workload.flows", Ty::Flows, "", &["trace"], "Inline flows: `[[workload.flows]]` with `src`, `dst`, `size`, `start` (time)."),
@@ -333,6 +361,10 @@ pub const KEYS: &[KeyDef] = &[
          "Multiplies background flows larger than `background_scale_above` (DCTCP §4.3 and CP §6.4's 10x traffic: 10). Arrival rates stay as `background_load` sets them."),
     key!("workload.background_scale_above", Ty::Size, "1MB", &[],
          "Background flows larger than this are scaled by `background_scale`."),
+    key!("workload.background_flows", Ty::SizeOrOff, "off", &[],
+         "Closed-loop background (DeTail §8.1.2: 1MB): every host keeps one flow of this size to a random other host running, the next starting as the last one's receiver gets its last byte, from time 0 until the workload stops generating (class `background` in flows.parquet). Beside `background_load` or alone. `off`: none."),
+    key!("workload.background_class", Ty::Int, "7", &[],
+         "Priority class (0 highest .. 7) of the data and ACKs of `background_flows`' flows (DeTail §8.1.2: low priority)."),
     key!("run.seed", Ty::Int, "1", &[], "Run seed; each component draws from its own stream derived from (seed, component)."),
     key!("run.duration", Ty::TimeOrOff, "off", &[], "Simulated time limit; `off` runs until every flow has finished."),
     key!("run.max_events", Ty::IntOrOff, "off", &[], "Event limit, a safety net for runaway scenarios."),
@@ -354,6 +386,13 @@ pub(super) const KIND_DEFAULTS: &[(&str, &str, &str)] = &[
     ("detail96", "topology.link_rate", "1Gbps"),
     ("detail96", "topology.fabric_rate", "1Gbps"),
     ("poisson", "workload.cdf", "websearch"),
+    // DeTail §8.1.2's sequential workload: 1460 B requests, responses of 4 to 12 KB.
+    ("sequential", "workload.request_size", "1460B"),
+    (
+        "sequential",
+        "workload.response_sizes",
+        "[\"4KB\", \"6KB\", \"8KB\", \"10KB\", \"12KB\"]",
+    ),
     // pFabric (FastLane §5: 250 us timeouts; pFabric §4.3: no fast retransmit).
     ("pfabric", "transport.rto_min", "250us"),
     ("pfabric", "transport.dupack_threshold", "off"),

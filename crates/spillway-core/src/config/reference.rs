@@ -16,8 +16,8 @@ pub fn reference_markdown() -> String {
          CDF points) at most 1024GB (2^40 B). The clock's horizon is 2^62 ps (about 53 days): a run with no \
          `run.duration` that gets there stops with `stop_reason = \"horizon\"`. Every buffer (switch \
          ports, host NICs) must hold one full-size frame. Open-loop workloads (`poisson`, \
-         `request_response`, `partition_aggregate`, `short_long`) need `run.duration` or their \
-         count limit (`max_flows`, `queries`).\n",
+         `request_response`, `partition_aggregate`, `short_long`, `sequential`) need `run.duration` \
+         or their count limit (`max_flows`, `queries`).\n",
     );
     let mut section = "";
     for k in KEYS {

@@ -1,12 +1,12 @@
 //! `[workload]`: the traffic, and background flows beside it.
 
 use super::error::ScenarioError;
-use super::reader::{is_off, load_fraction, Reader};
+use super::reader::{int_in, is_off, load_fraction, Reader};
 use crate::units::{self, Ps};
 use crate::workload::cdf::Cdf;
 use crate::workload::spec::{
-    BackgroundSpec, FlowSpec, IncastSpec, PoissonSpec, QuerySpec, ResponseSize, ShortLongSpec,
-    WorkloadSpec,
+    BackgroundSpec, BurstSpec, ClosedLoopSpec, FlowSpec, IncastSpec, PoissonBackground,
+    PoissonSpec, QueryArrivals, QuerySpec, ResponseSize, ShortLongSpec, WorkloadSpec,
 };
 use toml::Value;
 
@@ -89,6 +89,30 @@ impl Reader<'_> {
         Ok(out)
     }
 
+    /// A non-empty list whose items `item` reads; `None` when neither given nor
+    /// defaulted. Recorded with sizes written as sizes.
+    pub(super) fn list<T: ListItem>(
+        &mut self,
+        path: &'static str,
+        item: impl Fn(&Value) -> Result<T, String>,
+    ) -> Result<Option<Vec<T>>, ScenarioError> {
+        self.typed(
+            path,
+            |v| {
+                let Value::Array(a) = v else {
+                    return Err("expected a list, e.g. [1, 2]".into());
+                };
+                if a.is_empty() {
+                    return Err("must not be empty".into());
+                }
+                a.iter()
+                    .map(|x| item(x).map_err(|e| format!("{x}: {e}")))
+                    .collect()
+            },
+            |v: &Vec<T>| Value::Array(v.iter().map(ListItem::canon).collect()),
+        )
+    }
+
     pub(super) fn flows(&mut self, hosts: u32) -> Result<Vec<FlowSpec>, ScenarioError> {
         let mut flows = Vec::new();
         if let Some(v) = self.raw("workload.flows") {
@@ -127,6 +151,24 @@ impl Reader<'_> {
             self.record("workload.file", v.clone());
         }
         Ok(flows)
+    }
+}
+
+/// An item of a list key, as the resolved scenario writes it.
+pub(super) trait ListItem {
+    fn canon(&self) -> Value;
+}
+
+impl ListItem for u64 {
+    /// A size.
+    fn canon(&self) -> Value {
+        Value::String(units::format_size(*self))
+    }
+}
+
+impl ListItem for u32 {
+    fn canon(&self) -> Value {
+        Value::Integer(*self as i64)
     }
 }
 
@@ -220,41 +262,8 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
                 max_flows: r.opt_uint("workload.max_flows", 1)?,
             })
         }
-        "request_response" | "partition_aggregate" => {
-            let load = r.load()?;
-            let queries = r.opt_uint("workload.queries", 1)?;
-            let fanout = if kind == "partition_aggregate" {
-                r.uint("workload.fanout", 1, 1 << 16)? as u32
-            } else {
-                1
-            };
-            let request_size = r.positive_size("workload.request_size")?;
-            let response = match r.cdf("workload.cdf")? {
-                Some(c) => ResponseSize::Cdf(c),
-                None => ResponseSize::Fixed(r.positive_size("workload.response_size")?),
-            };
-            let clients = r.hosts("workload.clients", hosts)?;
-            let workers = r.hosts("workload.workers", hosts)?;
-            // Every client needs `fanout` workers other than itself.
-            for &c in &clients {
-                let avail = workers.iter().filter(|&&w| w != c).count();
-                if avail < fanout as usize {
-                    return Err(r.err_value(
-                        "workload.fanout",
-                        fanout,
-                        format!("client {c} has only {avail} workers other than itself"),
-                    ));
-                }
-            }
-            WorkloadSpec::Query(QuerySpec {
-                load,
-                queries,
-                fanout,
-                request_size,
-                response,
-                clients,
-                workers,
-            })
+        "request_response" | "partition_aggregate" | "sequential" => {
+            WorkloadSpec::Query(read_queries(r, kind, hosts)?)
         }
         "short_long" => {
             let load = r.load()?;
@@ -308,6 +317,20 @@ pub(super) fn read_background(
     r: &mut Reader,
     hosts: u32,
 ) -> Result<Option<BackgroundSpec>, ScenarioError> {
+    let poisson = read_poisson_background(r, hosts)?;
+    let closed_loop = read_closed_loop(r, hosts)?;
+    Ok(
+        (poisson.is_some() || closed_loop.is_some()).then_some(BackgroundSpec {
+            poisson,
+            closed_loop,
+        }),
+    )
+}
+
+fn read_poisson_background(
+    r: &mut Reader,
+    hosts: u32,
+) -> Result<Option<PoissonBackground>, ScenarioError> {
     let load = r
         .typed(
             "workload.background_load",
@@ -334,12 +357,258 @@ pub(super) fn read_background(
     let cdf = r.cdf("workload.background_cdf")?.expect("has a default");
     let scale = r.float_in("workload.background_scale", 0.0, 1e6)?;
     let scale_above = r.size("workload.background_scale_above")?;
-    Ok(Some(BackgroundSpec {
+    Ok(Some(PoissonBackground {
         load,
         cdf,
         scale,
         scale_above,
     }))
+}
+
+/// `workload.background_flows` (DeTail §8.1.2) and its class.
+fn read_closed_loop(r: &mut Reader, hosts: u32) -> Result<Option<ClosedLoopSpec>, ScenarioError> {
+    let size = r
+        .typed(
+            "workload.background_flows",
+            |v| {
+                if is_off(v) {
+                    return Ok(None);
+                }
+                positive_size(v)
+                    .map(Some)
+                    .map_err(|e| format!("{e}, or `off`"))
+            },
+            |o| Value::String(o.map_or("off".to_string(), units::format_size)),
+        )?
+        .flatten();
+    let Some(size) = size else {
+        if r.raw("workload.background_class").is_some() {
+            return Err(r.err(
+                "workload.background_class",
+                "is the class of workload.background_flows, which is off",
+            ));
+        }
+        return Ok(None);
+    };
+    if hosts < 2 {
+        return Err(r.err("workload.background_flows", "needs at least two hosts"));
+    }
+    let class = r.uint("workload.background_class", 0, 7)? as u8;
+    Ok(Some(ClosedLoopSpec { size, class }))
+}
+
+/// The query workloads: request_response, partition_aggregate, sequential.
+fn read_queries(r: &mut Reader, kind: &str, hosts: u32) -> Result<QuerySpec, ScenarioError> {
+    let arrivals = read_query_arrivals(r)?;
+    let queries = r.opt_uint("workload.queries", 1)?;
+    let fanouts =
+        if kind == "partition_aggregate" {
+            let fanout_given = r.raw("workload.fanout").is_some();
+            match r.list("workload.fanouts", |v| {
+                int_in(v, 1, 1 << 16).map(|f| f as u32)
+            })? {
+                Some(f) if fanout_given => return Err(r.err_value(
+                    "workload.fanouts",
+                    format!("{f:?}"),
+                    "give workload.fanout (one fan-out) or workload.fanouts (drawn per query), \
+                     not both",
+                )),
+                Some(f) => f,
+                None => vec![r.uint("workload.fanout", 1, 1 << 16)? as u32],
+            }
+        } else {
+            vec![1]
+        };
+    let request_size = r.positive_size("workload.request_size")?;
+    let response = read_response_size(r, kind)?;
+    let sequence = if kind == "sequential" {
+        r.uint("workload.sequence", 1, 1 << 20)? as u32
+    } else {
+        1
+    };
+    let priorities = r.uint("workload.priorities", 1, 8)? as u8;
+    let clients = r.hosts("workload.clients", hosts)?;
+    let workers = r.hosts("workload.workers", hosts)?;
+    // Every client needs the widest fan-out's workers other than itself.
+    let widest = *fanouts.iter().max().expect("at least one fan-out");
+    for &c in &clients {
+        let avail = workers.iter().filter(|&&w| w != c).count();
+        if avail < widest as usize {
+            let (key, what) = match kind {
+                "partition_aggregate" if fanouts.len() > 1 => {
+                    ("workload.fanouts", format!("{fanouts:?}"))
+                }
+                "sequential" => ("workload.workers", format!("{workers:?}")),
+                _ => ("workload.fanout", widest.to_string()),
+            };
+            return Err(r.err_value(
+                key,
+                what,
+                format!(
+                    "client {c} has only {avail} workers other than itself; a query asks up to \
+                     {widest}"
+                ),
+            ));
+        }
+    }
+    Ok(QuerySpec {
+        arrivals,
+        queries,
+        fanouts,
+        request_size,
+        response,
+        sequence,
+        priorities,
+        clients,
+        workers,
+    })
+}
+
+/// The most queries per second per client a rate may give (one a nanosecond), and the
+/// fewest (one per 1000 s).
+const MAX_QUERY_RATE: f64 = 1e9;
+const MIN_QUERY_RATE: f64 = 1e-3;
+
+/// A rate of queries per second per client; 0 only if `zero` allows it.
+fn query_rate(v: &Value, zero: bool) -> Result<f64, String> {
+    let x = match v {
+        Value::Float(f) => *f,
+        Value::Integer(i) => *i as f64,
+        _ => return Err("must be a number of queries per second per client".into()),
+    };
+    if (zero && x == 0.0) || (MIN_QUERY_RATE..=MAX_QUERY_RATE).contains(&x) {
+        Ok(x)
+    } else {
+        Err(format!(
+            "must be a number of queries per second per client in [{MIN_QUERY_RATE}, {MAX_QUERY_RATE:e}]"
+        ))
+    }
+}
+
+/// `workload.load`, `workload.rate` and `workload.burst_*`.
+fn read_query_arrivals(r: &mut Reader) -> Result<QueryArrivals, ScenarioError> {
+    let period = r.opt_time("workload.burst_period")?;
+    let bursty = period.is_some();
+    let rate = r
+        .typed(
+            "workload.rate",
+            |v| {
+                if is_off(v) {
+                    Ok(None)
+                } else {
+                    query_rate(v, bursty).map(Some).map_err(|e| {
+                        if bursty {
+                            format!("{e} (0 or `off`: none between bursts)")
+                        } else {
+                            format!("{e}, or `off` to use workload.load")
+                        }
+                    })
+                }
+            },
+            |o| o.map_or(Value::String("off".into()), Value::Float),
+        )?
+        .flatten();
+    let Some(period) = period else {
+        for k in ["workload.burst_length", "workload.burst_rate"] {
+            if r.raw(k).is_some() {
+                return Err(r.err(k, "needs workload.burst_period (it is off)"));
+            }
+        }
+        return Ok(match rate {
+            Some(rate) => {
+                refuse_load(r, "workload.rate")?;
+                QueryArrivals::Rate(rate)
+            }
+            None => QueryArrivals::Load(r.load()?),
+        });
+    };
+    if period == 0 {
+        return Err(r.err("workload.burst_period", "must be positive, or `off`"));
+    }
+    refuse_load(r, "workload.burst_period")?;
+    let Some(length) = r.opt_time_derived("workload.burst_length")? else {
+        return Err(r.err(
+            "workload.burst_length",
+            "missing: workload.burst_period needs the length of its bursts",
+        ));
+    };
+    if length == 0 || length > period {
+        return Err(r.err_value(
+            "workload.burst_length",
+            units::format_time(length),
+            format!(
+                "must be positive and at most workload.burst_period ({})",
+                units::format_time(period)
+            ),
+        ));
+    }
+    let burst_rate = r.typed(
+        "workload.burst_rate",
+        |v| query_rate(v, false),
+        |&x| Value::Float(x),
+    )?;
+    let Some(burst_rate) = burst_rate else {
+        return Err(r.err(
+            "workload.burst_rate",
+            "missing: workload.burst_period needs the queries per second per client in a burst",
+        ));
+    };
+    Ok(QueryArrivals::OnOff(BurstSpec {
+        period,
+        length,
+        burst_rate,
+        rate: rate.unwrap_or(0.0),
+    }))
+}
+
+/// `workload.load` set beside a rate (`key`) that replaces it.
+fn refuse_load(r: &Reader, key: &str) -> Result<(), ScenarioError> {
+    if r.raw("workload.load").is_some() {
+        return Err(r.err(
+            "workload.load",
+            format!("does not apply when {key} is set (it gives the query rate)"),
+        ));
+    }
+    Ok(())
+}
+
+/// `workload.response_sizes`, `workload.cdf` or `workload.response_size`.
+fn read_response_size(r: &mut Reader, kind: &str) -> Result<ResponseSize, ScenarioError> {
+    let sizes = r.list("workload.response_sizes", positive_size)?;
+    if let Some(sizes) = sizes {
+        if kind != "sequential" {
+            for k in ["workload.cdf", "workload.response_size"] {
+                if r.raw(k).is_some() {
+                    return Err(r.err(
+                        k,
+                        "give one of workload.response_sizes (drawn per query), workload.cdf \
+                         (drawn per response) and workload.response_size (fixed), not both",
+                    ));
+                }
+            }
+        }
+        return Ok(match sizes[..] {
+            [s] => ResponseSize::Fixed(s),
+            _ => ResponseSize::Choice(sizes),
+        });
+    }
+    Ok(match r.cdf("workload.cdf")? {
+        Some(c) => ResponseSize::Cdf(c),
+        None => ResponseSize::Fixed(r.positive_size("workload.response_size")?),
+    })
+}
+
+/// A positive size (`"2KB"`, or bytes as an integer).
+fn positive_size(v: &Value) -> Result<u64, String> {
+    let s = match v {
+        Value::String(s) => units::parse_size(s)?,
+        Value::Integer(i) if *i >= 0 => units::check_size(*i as u64)?,
+        _ => return Err("must be a size (`2KB`, or bytes)".into()),
+    };
+    if s == 0 {
+        return Err("must be positive".into());
+    }
+    Ok(s)
 }
 
 pub(super) fn flow_from_value(f: &Value, i: usize, hosts: u32) -> Result<FlowSpec, ScenarioError> {

@@ -16,6 +16,8 @@ pub(super) struct Flow {
     pub(super) start: Ps,
     pub(super) ideal: Ps,
     pub(super) class: u8,
+    /// Its data's and ACKs' priority class, if the workload gave it one.
+    pub(super) priority: Option<u8>,
     pub(super) query: u64,
     pub(super) tag: u64,
     pub(super) hash: u64,
@@ -102,7 +104,8 @@ impl FlowTable {
     }
 
     /// Writes the record of the flow in `slot` and frees the slot; its transport's
-    /// counts go to the run's counters. `class`: the priority class its data used.
+    /// counts go to the run's counters. `class`: the priority class its data used when
+    /// the workload gave it none (the transport's).
     pub(super) fn record(&mut self, cx: &mut Ctx, slot: u32, class: u8) {
         let f = self.slots[slot as usize]
             .take()
@@ -131,7 +134,7 @@ impl FlowTable {
             }
         }
         r.ideal_fct_ps.push(f.ideal);
-        r.priority.push(class);
+        r.priority.push(f.priority.unwrap_or(class));
         r.class.push(f.class);
         r.query_id.push(f.query);
         let st = f.conn.stats();

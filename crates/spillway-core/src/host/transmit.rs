@@ -42,6 +42,7 @@ impl Hosts {
             start: cx.now,
             ideal,
             class: f.class,
+            priority: f.priority,
             query: f.query,
             tag: f.tag,
             hash,
@@ -52,7 +53,7 @@ impl Hosts {
             in_nic: 0,
             nic_blocked: false,
             notified: 0,
-            conn: Transport::new(&self.transport, f.size),
+            conn: Transport::new(&self.transport, f.size, f.priority),
         });
         let c = &mut cx.counters;
         c.flows_started += 1;

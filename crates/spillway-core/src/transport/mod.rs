@@ -66,9 +66,19 @@ pub enum Transport {
 }
 
 impl Transport {
-    pub fn new(cfg: &TransportConfig, size: u64) -> Transport {
+    /// A flow of `size` bytes whose data and ACKs go in priority class `class` (0
+    /// highest .. 7), or, with `None`, in the configuration's `data_class` and
+    /// `ack_class`.
+    pub fn new(cfg: &TransportConfig, size: u64, class: Option<u8>) -> Transport {
         match cfg {
-            TransportConfig::Tcp(c) => Transport::Tcp(TcpConnection::new(c, size)),
+            TransportConfig::Tcp(c) => Transport::Tcp(TcpConnection::new(c, size, class)),
+        }
+    }
+
+    /// The priority class of the flow's data packets.
+    pub fn data_class(&self) -> u8 {
+        match self {
+            Transport::Tcp(c) => c.sender().class(),
         }
     }
 
@@ -145,5 +155,43 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::connection::{Data, Input};
+    use super::*;
+    use crate::config::Scenario;
+
+    /// A flow's data and ACKs, as its connection stamps them: the flow's own class for
+    /// both when it has one, else `transport.data_class` and `transport.ack_class`.
+    fn classes(class: Option<u8>) -> (Vec<u8>, u8) {
+        let sc = Scenario::parse("[transport]\ndata_class = 2\nack_class = 5", &[], None).unwrap();
+        let mut t = Transport::new(&sc.transport, 10 * 1460, class);
+        t.start();
+        let mut segs = Vec::new();
+        t.poll_transmit(0, usize::MAX, &mut segs);
+        assert_eq!(segs.len(), 10);
+        let s = segs[0];
+        t.handle(
+            1,
+            Input::Data(Data {
+                seq: s.seq,
+                len: s.len,
+                ts: s.ts,
+                retx: false,
+                ce: false,
+            }),
+        );
+        assert_eq!(t.data_class(), segs[0].class);
+        (segs.iter().map(|s| s.class).collect(), t.poll_ack().class)
+    }
+
+    #[test]
+    fn a_flow_with_a_class_sends_its_data_and_acks_in_it() {
+        assert_eq!(classes(Some(6)), (vec![6; 10], 6));
+        assert_eq!(classes(Some(0)), (vec![0; 10], 0));
+        assert_eq!(classes(None), (vec![2; 10], 5));
     }
 }

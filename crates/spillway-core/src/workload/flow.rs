@@ -35,6 +35,9 @@ pub struct NewFlow {
     pub query: u64,
     /// The workload's own handle, returned on completion.
     pub tag: u64,
+    /// The priority class (0 highest .. 7) of the flow's data and ACKs; `None`: the
+    /// transport's (`transport.data_class`, `transport.ack_class`).
+    pub priority: Option<u8>,
 }
 
 /// What a finished flow makes the workload do: flows to start (a worker's response),
@@ -45,12 +48,33 @@ pub struct Emitted {
     pub queries: Vec<QueryRecord>,
 }
 
-/// One finished query (an incast round, a request with its responses).
-#[derive(Debug, Clone, Copy)]
+/// One finished query (an incast round, a request with its responses, a sequential web
+/// request or one of its queries).
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct QueryRecord {
     pub query_id: u64,
     pub start: Ps,
     pub finish: Ps,
     pub size_bytes: u64,
     pub flows: u32,
+    /// The web request a query of a sequential workload belongs to.
+    pub parent: Option<u64>,
+}
+
+/// As derived, but `parent` is shown only when there is one, so a record of a
+/// workload without web requests reads as it did before the field came (the digest
+/// comparison of a change that must not alter results reads these lines).
+impl std::fmt::Debug for QueryRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("QueryRecord");
+        d.field("query_id", &self.query_id)
+            .field("start", &self.start)
+            .field("finish", &self.finish)
+            .field("size_bytes", &self.size_bytes)
+            .field("flows", &self.flows);
+        if let Some(p) = self.parent {
+            d.field("parent", &p);
+        }
+        d.finish()
+    }
 }

@@ -152,6 +152,7 @@ impl Incast {
                 class: CLASS_INCAST,
                 query: q,
                 tag: q,
+                priority: None,
             });
         }
     }
@@ -172,6 +173,7 @@ impl Incast {
             finish: now,
             size_bytes: group.size * group.senders.len() as u64,
             flows: group.senders.len() as u32,
+            parent: None,
         });
         let round = (q / self.groups.len() as u64) as u32;
         let r = self

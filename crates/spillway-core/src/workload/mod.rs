@@ -10,6 +10,7 @@
 
 mod arrivals;
 pub mod cdf;
+mod closed_loop;
 mod flow;
 mod incast;
 mod open_queries;
@@ -30,6 +31,7 @@ pub use trace::Trace;
 
 use crate::rng::Rng;
 use crate::units::Ps;
+use closed_loop::ClosedLoop;
 use short_long::ShortLong;
 use spec::{BackgroundSpec, WorkloadSpec};
 
@@ -124,12 +126,13 @@ impl Workload {
     }
 }
 
-/// The workload together with its optional background traffic (CP §6.4: queries beside
-/// the DCTCP paper's background flows). Background arrivals stop when the workload
-/// stops generating.
+/// The workload together with its optional background traffic: Poisson flows (CP §6.4:
+/// queries beside the DCTCP paper's background flows) and a closed loop of flows per host
+/// (DeTail §8.1.2). Background flows stop starting when the workload stops generating.
 pub struct Traffic {
     main: Workload,
     background: Option<Background>,
+    closed_loop: Option<ClosedLoop>,
 }
 
 struct Background {
@@ -137,6 +140,14 @@ struct Background {
     scale: f64,
     scale_above: u64,
 }
+
+/// Tags of closed-loop background flows have this bit set too, and their source host in
+/// the low bits.
+const CLOSED_LOOP_TAG: u64 = 1 << 62;
+
+/// The closed loop's stream, derived from the background's without drawing from it (so
+/// the Poisson background's draws stay as they were).
+const CLOSED_LOOP_STREAM: u64 = 1;
 
 impl Traffic {
     pub fn new(
@@ -147,7 +158,13 @@ impl Traffic {
         rng: Rng,
         background_rng: Rng,
     ) -> Traffic {
-        let background = background.map(|b| {
+        let poisson = background.and_then(|b| b.poisson.as_ref());
+        let closed = background.and_then(|b| b.closed_loop.as_ref());
+        let closed_loop = closed.map(|c| {
+            let seed = background_rng.clone().next_u64();
+            ClosedLoop::new(c, hosts, Rng::new(seed, CLOSED_LOOP_STREAM))
+        });
+        let background = poisson.map(|b| {
             let all: Vec<u32> = (0..hosts).collect();
             Background {
                 gen: Poisson::new(
@@ -166,15 +183,18 @@ impl Traffic {
         Traffic {
             main: Workload::new(spec, hosts, link_rate, rng),
             background,
+            closed_loop,
         }
     }
 
     pub fn next_time(&self) -> Option<Ps> {
         let main = self.main.next_time();
-        match &self.background {
-            Some(b) if !self.main.exhausted() => main.into_iter().chain(b.gen.next_time()).min(),
-            _ => main,
+        if self.main.exhausted() {
+            return main;
         }
+        let poisson = self.background.as_ref().and_then(|b| b.gen.next_time());
+        let closed = self.closed_loop.as_ref().and_then(|c| c.next_time());
+        main.into_iter().chain(poisson).chain(closed).min()
     }
 
     pub fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
@@ -193,11 +213,20 @@ impl Traffic {
                 f.tag = BACKGROUND_TAG;
             }
         }
+        if let Some(c) = &mut self.closed_loop {
+            c.generate(out, closed_loop_tag);
+        }
     }
 
     pub fn on_flow_done(&mut self, now: Ps, tag: u64, dst: u32, out: &mut Emitted) {
         if tag & BACKGROUND_TAG == 0 {
             self.main.on_flow_done(now, tag, dst, out);
+        } else if tag & CLOSED_LOOP_TAG != 0 && !self.main.exhausted() {
+            // The host's closed-loop flow arrived: its next one starts.
+            if let Some(c) = &mut self.closed_loop {
+                let src = tag as u32;
+                out.flows.push(c.flow(src, tag));
+            }
         }
     }
 
@@ -213,4 +242,8 @@ impl Traffic {
     pub fn open_queries(&self) -> u64 {
         self.main.open_queries()
     }
+}
+
+fn closed_loop_tag(host: u32) -> u64 {
+    BACKGROUND_TAG | CLOSED_LOOP_TAG | host as u64
 }

@@ -125,6 +125,7 @@ pub fn requests(
         class: CLASS_REQUEST,
         query: id,
         tag: request_tag(slot),
+        priority: None,
     }));
 }
 

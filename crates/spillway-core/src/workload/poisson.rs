@@ -63,6 +63,7 @@ impl Poisson {
                 class: CLASS_FLOW,
                 query: NO_QUERY,
                 tag: 0,
+                priority: None,
             });
             self.arrivals.advance(&mut self.rng);
         }

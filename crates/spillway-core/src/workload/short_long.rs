@@ -122,6 +122,7 @@ impl ShortLong {
                 class: q.class,
                 query: q.id,
                 tag: response_tag(slot),
+                priority: None,
             });
             return;
         }
@@ -134,6 +135,7 @@ impl ShortLong {
                 finish: now,
                 size_bytes: q.response * q.flows as u64,
                 flows: q.flows,
+                parent: None,
             });
         }
     }

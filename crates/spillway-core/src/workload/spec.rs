@@ -3,13 +3,29 @@
 use super::cdf::Cdf;
 use crate::units::Ps;
 
-/// Poisson background flows beside the workload (`workload.background_*`).
+/// Background flows beside the workload (`workload.background_*`): Poisson arrivals,
+/// a closed loop per host, or both.
 #[derive(Debug, Clone)]
 pub struct BackgroundSpec {
+    pub poisson: Option<PoissonBackground>,
+    pub closed_loop: Option<ClosedLoopSpec>,
+}
+
+/// Poisson background flows (`workload.background_load`, CP §6.4).
+#[derive(Debug, Clone)]
+pub struct PoissonBackground {
     pub load: f64,
     pub cdf: Cdf,
     pub scale: f64,
     pub scale_above: u64,
+}
+
+/// Every host keeps one flow of `size` bytes to a random other host running
+/// (`workload.background_flows`, DeTail §8.1.2), in priority class `class`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClosedLoopSpec {
+    pub size: u64,
+    pub class: u8,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -44,16 +60,47 @@ pub struct PoissonSpec {
     pub max_flows: Option<u64>,
 }
 
-/// `workload.kind = "request_response"` or `"partition_aggregate"`.
+/// `workload.kind = "request_response"`, `"partition_aggregate"` or `"sequential"`.
+/// A query is `sequence` rounds one after the other (1 but for sequential web
+/// requests), each a fan-out of requests to distinct workers and their responses.
 #[derive(Debug, Clone)]
 pub struct QuerySpec {
-    pub load: f64,
+    pub arrivals: QueryArrivals,
     pub queries: Option<u64>,
-    pub fanout: u32,
+    /// Fan-outs, one drawn uniformly per round (none drawn when there is one).
+    pub fanouts: Vec<u32>,
     pub request_size: u64,
     pub response: ResponseSize,
+    /// Rounds per query, in series (`workload.sequence`).
+    pub sequence: u32,
+    /// Priority classes a query draws its class from uniformly (0..priorities); 1: the
+    /// transport's classes.
+    pub priorities: u8,
     pub clients: Vec<u32>,
     pub workers: Vec<u32>,
+}
+
+/// How queries arrive: all three are Poisson, the clients' rates summed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QueryArrivals {
+    /// At the rate that makes the responses' payload this fraction of the clients'
+    /// links (`workload.load`).
+    Load(f64),
+    /// At this many queries per second per client (`workload.rate`).
+    Rate(f64),
+    /// Modulated on and off (`workload.burst_*`).
+    OnOff(BurstSpec),
+}
+
+/// On/off modulation (DeTail §8.1): from the start of every `period`, queries arrive at
+/// `burst_rate` for `length`, then at `rate` (possibly 0) for the rest; per second per
+/// client.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BurstSpec {
+    pub period: Ps,
+    pub length: Ps,
+    pub burst_rate: f64,
+    pub rate: f64,
 }
 
 /// `workload.kind = "short_long"`.
@@ -80,7 +127,11 @@ pub enum WorkloadSpec {
 #[derive(Debug, Clone)]
 pub enum ResponseSize {
     Fixed(u64),
+    /// Drawn per response.
     Cdf(Cdf),
+    /// One of these (at least two), drawn uniformly per round of a query: all its
+    /// responses have it.
+    Choice(Vec<u64>),
 }
 
 impl ResponseSize {
@@ -88,6 +139,12 @@ impl ResponseSize {
         match self {
             ResponseSize::Fixed(s) => *s as f64,
             ResponseSize::Cdf(c) => c.mean(),
+            ResponseSize::Choice(v) => mean(v),
         }
     }
+}
+
+/// The mean of a non-empty list.
+pub fn mean(v: &[impl Copy + Into<u64>]) -> f64 {
+    v.iter().map(|&x| x.into() as f64).sum::<f64>() / v.len() as f64
 }

@@ -38,6 +38,7 @@ impl Trace {
                 class: CLASS_TRACE,
                 query: NO_QUERY,
                 tag: 0,
+                priority: None,
             });
             self.next += 1;
         }

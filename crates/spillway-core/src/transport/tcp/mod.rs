@@ -41,12 +41,19 @@ pub struct TcpConnection {
 }
 
 impl TcpConnection {
-    pub fn new(cfg: &TcpConfig, size: u64) -> Self {
+    /// Both ends of a flow of `size` bytes. `class`: the priority class of its data and
+    /// its ACKs alike (a workload's per-flow priority); `None`: `cfg.data_class` for
+    /// data, `cfg.ack_class` for ACKs.
+    pub fn new(cfg: &TcpConfig, size: u64, class: Option<u8>) -> Self {
+        let mut sender = TcpSender::new(cfg, size, cfg.cc.build());
+        if let Some(c) = class {
+            sender.set_class(c);
+        }
         TcpConnection {
-            sender: TcpSender::new(cfg, size, cfg.cc.build()),
+            sender,
             receiver: TcpReceiver::new(cfg, size),
             header_bytes: cfg.header_bytes,
-            ack_class: cfg.ack_class,
+            ack_class: class.unwrap_or(cfg.ack_class),
             ooo_option: cfg.ooo_option,
         }
     }

@@ -133,6 +133,17 @@ impl<C: CongestionControl> TcpSender<C> {
         }
     }
 
+    /// The priority class its segments are stamped with.
+    pub fn class(&self) -> u8 {
+        self.stamp.class
+    }
+
+    /// Stamps its segments with priority class `class` (the flow's own, in place of
+    /// `transport.data_class`).
+    pub fn set_class(&mut self, class: u8) {
+        self.stamp.class = class;
+    }
+
     /// The FastLane timeout epoch carried in every packet (§3.4.1).
     pub fn epoch(&self) -> u16 {
         self.timeouts as u16
