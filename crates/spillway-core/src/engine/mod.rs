@@ -96,7 +96,8 @@ impl Sim {
         let hosts = cx.fabric.hosts();
         let switches = (hosts..cx.fabric.node_count() as u32)
             .map(|n| Switch::new(&sc.switch, &cx.fabric, n, seed, framing))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| ScenarioError::new(e.key, &e.value, e.message))?;
         let deadlock_after = match sc.switch.kind {
             SwitchKind::Cioq(c) if c.flow_control != FlowControl::None => {
                 cx.push(c.deadlock_after, Ev::DeadlockCheck);

@@ -15,13 +15,12 @@
 //! ingress queue holding anything and its input and output free crosses at once (and,
 //! without a speedup, goes straight to its egress port's fast path).
 
-use super::config::{CioqConfig, Ingress, SwitchConfig};
+use super::config::{BuildError, CioqConfig, Ingress, SwitchConfig};
 use super::crossbar::islip::{Islip, Requests, MAX_PORTS, NO_REQUEST};
 use super::flow_control::{self, decide, FlowControl, Thresholds};
 use super::forwarding::Forwarding;
 use super::marking::threshold::Threshold;
 use super::port::{DropReason, Offer, Port, PortReport, CLASSES};
-use crate::config::ScenarioError;
 use crate::engine::context::Ctx;
 use crate::engine::event::{Ev, ROUTE_ON_ARRIVAL};
 use crate::fabric::Fabric;
@@ -156,19 +155,19 @@ impl CioqSwitch {
         node: u32,
         rng: Rng,
         framing: u32,
-    ) -> Result<Self, ScenarioError> {
+    ) -> Result<Self, BuildError> {
         let hosts = fabric.hosts();
         let links = fabric.ports(node);
         let n = links.len();
         if n > MAX_PORTS {
-            return Err(ScenarioError::new(
-                "switch.kind",
-                "cioq",
-                format!(
+            return Err(BuildError {
+                key: "switch.kind",
+                value: "cioq".into(),
+                message: format!(
                     "{} has {n} ports; the crossbar's scheduler takes at most {MAX_PORTS}",
                     fabric.node_name(node)
                 ),
-            ));
+            });
         }
         let timing = cfg.timing;
         let mut egress = Vec::with_capacity(n);
@@ -217,16 +216,16 @@ impl CioqSwitch {
                             xon: 0,
                         },
                         None => {
-                            return Err(ScenarioError::new(
-                                "switch.ingress_buffer",
-                                format_size(in_cap),
-                                format!(
+                            return Err(BuildError {
+                                key: "switch.ingress_buffer",
+                                value: format_size(in_cap),
+                                message: format!(
                                     "too small for {classes} classes' headroom of {h} B each on \
                                      the link from {} (DeTail §6.1: XOFF = (buffer - N·H) / N \
                                      must exceed XON): give a larger buffer or switch.pfc_xoff",
                                     fabric.node_name(end.peer)
                                 ),
-                            ));
+                            });
                         }
                     }
                 }

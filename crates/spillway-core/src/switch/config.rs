@@ -83,3 +83,12 @@ impl SwitchConfig {
         }
     }
 }
+
+/// A switch that cannot be built as configured: the scenario key at fault, its value,
+/// and why (the engine reports it as the scenario's error).
+#[derive(Debug)]
+pub struct BuildError {
+    pub key: &'static str,
+    pub value: String,
+    pub message: String,
+}

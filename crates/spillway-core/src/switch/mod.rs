@@ -21,7 +21,6 @@ pub mod oq;
 pub mod overflow;
 pub mod port;
 
-use crate::config::ScenarioError;
 use crate::engine::context::Ctx;
 use crate::fabric::Fabric;
 use crate::rng::{component, Rng};
@@ -29,7 +28,7 @@ use cioq::CioqSwitch;
 use oq::OqSwitch;
 use port::{Port, PortReport};
 
-pub use config::{CioqConfig, Ingress, QueueKind, SwitchConfig, SwitchKind};
+pub use config::{BuildError, CioqConfig, Ingress, QueueKind, SwitchConfig, SwitchKind};
 
 /// A switch, dispatched statically.
 pub enum Switch {
@@ -47,7 +46,7 @@ impl Switch {
         node: u32,
         seed: u64,
         framing: u32,
-    ) -> Result<Self, ScenarioError> {
+    ) -> Result<Self, BuildError> {
         let rng = Rng::new(
             seed,
             component::SWITCH_BASE + (node - fabric.hosts()) as u64,
