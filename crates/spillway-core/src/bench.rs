@@ -10,6 +10,7 @@ use std::time::Instant;
 /// overridden (see `overrides`).
 const FAT_TREE_WEBSEARCH: &str = include_str!("../data/bench/fattree_websearch.toml");
 const INCAST64: &str = include_str!("../data/bench/incast64.toml");
+const DETAIL96_STEADY: &str = include_str!("../data/bench/detail96_steady.toml");
 
 /// Overrides of a benchmark's scenario text, by name.
 fn overrides(name: &str) -> &'static [&'static str] {
@@ -22,6 +23,11 @@ fn overrides(name: &str) -> &'static [&'static str] {
         // The same simulated time as k = 8: per-hop cost grows with the state a run
         // accumulates (flows, packets in flight), so a shorter run flatters k = 16.
         "fattree16_websearch" => &["topology.k=16"],
+        "detail96_steady_oq" => &[
+            "switch.kind=oq",
+            "switch.flow_control=none",
+            "switch.forwarding=ecmp",
+        ],
         _ => &[],
     }
 }
@@ -47,6 +53,16 @@ pub const BENCHMARKS: &[(&str, &str, &str)] = &[
         "fattree16_websearch",
         "fat_tree k=16 (1024 hosts), 10G, Poisson web search at load 0.6, 20 ms simulated (per-hop cost at scale)",
         FAT_TREE_WEBSEARCH,
+    ),
+    (
+        "detail96_steady",
+        "DeTail's 96 servers at 1G, steady all-to-all queries (2000/s per server, 2/8/32 KB), CIOQ switches with PFC and ALB, 100 ms simulated",
+        DETAIL96_STEADY,
+    ),
+    (
+        "detail96_steady_oq",
+        "the same workload on output-queued switches (same forwarding delay and speedup), ECMP, no flow control",
+        DETAIL96_STEADY,
     ),
 ];
 

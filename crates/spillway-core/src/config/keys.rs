@@ -385,6 +385,8 @@ pub(super) const KIND_DEFAULTS: &[(&str, &str, &str)] = &[
     ("detail96", "topology.spines", "4"),
     ("detail96", "topology.link_rate", "1Gbps"),
     ("detail96", "topology.fabric_rate", "1Gbps"),
+    // DeTail §7.1: 6.6 us per link, the transceivers' delay folded in.
+    ("detail96", "topology.link_delay", "6600ns"),
     ("poisson", "workload.cdf", "websearch"),
     // DeTail §8.1.2's sequential workload: 1460 B requests, responses of 4 to 12 KB.
     ("sequential", "workload.request_size", "1460B"),

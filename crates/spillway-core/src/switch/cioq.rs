@@ -72,6 +72,9 @@ pub struct CioqSwitch {
     out_busy: u64,
     /// Inputs whose queues hold packets.
     waiting: u64,
+    /// Per output, the inputs that want it (the transpose of the inputs' `wants`): room
+    /// freed at an output is news only to them.
+    wanted_by: Vec<u64>,
     /// Bytes crossing to each output now (room they take in its egress queue).
     incoming: Vec<u64>,
     /// Packets in all ingress queues.
@@ -254,6 +257,7 @@ impl CioqSwitch {
             in_busy: 0,
             out_busy: 0,
             waiting: 0,
+            wanted_by: vec![0; n],
             incoming: vec![0; n],
             queued: 0,
             lossless: cioq.flow_control != FlowControl::None,
@@ -344,23 +348,39 @@ impl CioqSwitch {
         }
         cx.pkts.hot[pkt as usize].next = NIL;
         let f = &mut q.fifo[class];
-        if f.0 == NIL {
+        let head = f.0 == NIL;
+        if head {
             f.0 = pkt;
-            if self.fifo {
-                self.inputs[i].wants |= 1 << o;
-            }
         } else {
             cx.pkts.hot[f.1 as usize].next = pkt;
         }
         f.1 = pkt;
         q.nonempty |= 1 << class;
-        if !self.fifo {
+        if head || !self.fifo {
+            // (FIFO: a new head; VOQ: the queue for `o` holds something.)
             self.inputs[i].wants |= 1 << o;
+            self.wanted_by[o] |= 1 << i;
         }
         self.queued += 1;
         self.waiting |= 1 << i;
         self.flow_control(cx, node, i);
         self.schedule(cx, node);
+    }
+
+    /// The queues as the crossbar sees them.
+    #[inline(always)]
+    fn view<'a>(&'a self, pkts: &'a Arena) -> View<'a> {
+        View {
+            egress: &self.egress,
+            inputs: &self.inputs,
+            index: &self.index,
+            queues: &self.queues,
+            incoming: &self.incoming,
+            n: self.n,
+            fifo: self.fifo,
+            lossless: self.lossless,
+            pkts,
+        }
     }
 
     /// Runs the crossbar: matches free inputs holding packets to free outputs (iSLIP)
@@ -375,8 +395,38 @@ impl CioqSwitch {
                 (1u64 << self.n) - 1
             };
             let outputs = all & !self.out_busy;
-            if inputs == 0 || outputs == 0 {
+            // A round only if some free input wants some free output.
+            let mut free = inputs;
+            let mut wanted = 0;
+            let mut wanting = 0u64;
+            while free != 0 {
+                let i = free.trailing_zeros() as usize;
+                let w = self.inputs[i].wants & outputs;
+                if w != 0 {
+                    wanting |= 1 << i;
+                    wanted |= w;
+                }
+                free &= free - 1;
+            }
+            if wanting == 0 {
                 return;
+            }
+            if wanting.is_power_of_two() && wanted.is_power_of_two() {
+                // One input wants one free output: iSLIP would match them alone (if the
+                // request stands: with flow control, the output may lack room).
+                let (i, o) = (
+                    wanting.trailing_zeros() as usize,
+                    wanted.trailing_zeros() as usize,
+                );
+                if self.view(&cx.pkts).pick(i, o).is_none() {
+                    return;
+                }
+                self.islip.matched_alone(i, o);
+                self.transfer(cx, node, i, o);
+                if !self.instant {
+                    return;
+                }
+                continue;
             }
             let mut matches = std::mem::take(&mut self.matches);
             matches.clear();
@@ -392,7 +442,7 @@ impl CioqSwitch {
                     lossless: self.lossless,
                     pkts: &cx.pkts,
                 };
-                self.islip.round(&view, inputs, outputs, &mut matches);
+                self.islip.round(&view, wanting, outputs, &mut matches);
             }
             let any = !matches.is_empty();
             for &(i, o) in &matches {
@@ -407,18 +457,10 @@ impl CioqSwitch {
 
     /// Input `i`'s head for output `o` crosses (iSLIP matched them).
     fn transfer(&mut self, cx: &mut Ctx, node: u32, i: usize, o: usize) {
-        let view = View {
-            egress: &self.egress,
-            inputs: &self.inputs,
-            index: &self.index,
-            queues: &self.queues,
-            incoming: &self.incoming,
-            n: self.n,
-            fifo: self.fifo,
-            lossless: self.lossless,
-            pkts: &cx.pkts,
-        };
-        let (q, c) = view.pick(i, o).expect("a matched pair has a request");
+        let (q, c) = self
+            .view(&cx.pkts)
+            .pick(i, o)
+            .expect("a matched pair has a request");
         let queue = &mut self.queues[q];
         let f = &mut queue.fifo[c as usize];
         let pkt = f.0;
@@ -445,9 +487,22 @@ impl CioqSwitch {
                 ne &= ne - 1;
                 wants |= 1 << cx.pkts.get(queue.fifo[k].0).hop_egress;
             }
+            let (gone, new) = (input.wants & !wants, wants & !input.wants);
             input.wants = wants;
+            for (mut bits, set) in [(gone, false), (new, true)] {
+                while bits != 0 {
+                    let k = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if set {
+                        self.wanted_by[k] |= 1 << i;
+                    } else {
+                        self.wanted_by[k] &= !(1 << i);
+                    }
+                }
+            }
         } else if queue.nonempty == 0 {
             input.wants &= !(1 << o);
+            self.wanted_by[o] &= !(1 << i);
         }
         self.flow_control(cx, node, i);
         self.cross(cx, node, pkt, i, o, wire);
@@ -531,7 +586,11 @@ impl CioqSwitch {
     #[inline(always)]
     pub fn on_port_free(&mut self, cx: &mut Ctx, node: u32, port: u32, time: u64) {
         self.egress[port as usize].on_wake(cx, node, port, time);
-        if self.lossless && self.queued > 0 {
+        // The room the departure left matters to free inputs that want this output.
+        if self.lossless
+            && self.out_busy >> port & 1 == 0
+            && self.wanted_by[port as usize] & !self.in_busy != 0
+        {
             self.schedule(cx, node);
         }
     }
@@ -540,10 +599,14 @@ impl CioqSwitch {
     /// cross the thresholds (DeTail §5.2: the pause goes out of the arrival port).
     #[inline(always)]
     fn flow_control(&mut self, cx: &mut Ctx, node: u32, i: usize) {
-        if self.flow_control == FlowControl::None {
+        let input = &self.inputs[i];
+        // Drain bytes never exceed the bytes held: below XOFF with nothing paused, no
+        // class can change (the common case, one compare).
+        if self.flow_control == FlowControl::None
+            || (input.paused_up == 0 && input.bytes < input.thresholds.xoff)
+        {
             return;
         }
-        let input = &self.inputs[i];
         let mut drain = [0u64; CLASSES];
         let mut sum = 0;
         for (d, b) in drain.iter_mut().zip(&input.class_bytes) {

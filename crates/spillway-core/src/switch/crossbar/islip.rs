@@ -33,6 +33,15 @@ pub struct Islip {
     n: usize,
     grant: [u8; MAX_PORTS],
     accept: [u8; MAX_PORTS],
+    /// A round's scratch, kept so that a round clears only the entries of its free
+    /// ports (not 1 KB of arrays each call): per output the inputs requesting it, per
+    /// input the outputs granting it and the class of its best grant.
+    requesters: [u64; MAX_PORTS],
+    grants: [u64; MAX_PORTS],
+    granted: [u8; MAX_PORTS],
+    /// The class of each request of the iteration, asked once: `class[i][o]`, valid
+    /// where `requesters[o]` has `i`.
+    class: [[u8; MAX_PORTS]; MAX_PORTS],
 }
 
 /// The ports of `set` in round-robin order starting at `from` (which wraps).
@@ -62,6 +71,10 @@ impl Islip {
             n,
             grant: [0; MAX_PORTS],
             accept: [0; MAX_PORTS],
+            requesters: [0; MAX_PORTS],
+            grants: [0; MAX_PORTS],
+            granted: [0; MAX_PORTS],
+            class: [[NO_REQUEST; MAX_PORTS]; MAX_PORTS],
         }
     }
 
@@ -92,35 +105,46 @@ impl Islip {
         let mut first = true;
         loop {
             // Grant: each free output picks among the free inputs that want it.
-            let mut granted = [u8::MAX; MAX_PORTS]; // per input: class of its best grant
-            let mut grants = [0u64; MAX_PORTS]; // per input: the outputs granting it
+            let mut bits = outputs;
+            while bits != 0 {
+                self.requesters[bits.trailing_zeros() as usize] = 0;
+                bits &= bits - 1;
+            }
+            let mut bits = inputs;
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                self.grants[i] = 0;
+                self.granted[i] = u8::MAX;
+                bits &= bits - 1;
+            }
             let mut any = false;
-            let mut requesters = [0u64; MAX_PORTS];
             for i in in_order(inputs, 0, n) {
                 let mut w = req.wants(i) & outputs;
                 while w != 0 {
                     let o = w.trailing_zeros() as usize;
                     w &= w - 1;
-                    if req.class(i, o) != NO_REQUEST {
-                        requesters[o] |= 1 << i;
+                    let c = req.class(i, o);
+                    if c != NO_REQUEST {
+                        self.class[i][o] = c;
+                        self.requesters[o] |= 1 << i;
                     }
                 }
             }
             for o in in_order(outputs, 0, n) {
-                let r = requesters[o];
+                let r = self.requesters[o];
                 if r == 0 {
                     continue;
                 }
                 let mut best: Option<(u8, usize)> = None;
                 for i in in_order(r, self.grant[o] as usize, n) {
-                    let c = req.class(i, o);
+                    let c = self.class[i][o];
                     if best.is_none_or(|(bc, _)| c < bc) {
                         best = Some((c, i));
                     }
                 }
                 let (c, i) = best.expect("a requester");
-                grants[i] |= 1 << o;
-                granted[i] = granted[i].min(c);
+                self.grants[i] |= 1 << o;
+                self.granted[i] = self.granted[i].min(c);
                 any = true;
             }
             if !any {
@@ -129,13 +153,13 @@ impl Islip {
             // Accept: each input granted picks its best grant.
             let mut matched = false;
             for i in in_order(inputs, 0, n) {
-                let g = grants[i];
+                let g = self.grants[i];
                 if g == 0 {
                     continue;
                 }
-                let c = granted[i];
+                let c = self.granted[i];
                 let o = in_order(g, self.accept[i] as usize, n)
-                    .find(|&o| req.class(i, o) == c)
+                    .find(|&o| self.class[i][o] == c)
                     .expect("the best grant");
                 out.push((i as u16, o as u16));
                 inputs &= !(1 << i);
