@@ -24,7 +24,7 @@ senders = 4
 
 EXPECTED = [
     "TCP", "CUBIC", "DCTCP", "pFabric", "TCP+SQ", "FL-FH", "FL-PS", "pFabric+FL", "CP",
-    "DCTCP+CP",
+    "DCTCP+CP", "baseline", "priority", "fc", "priority_pfc", "detail",
 ]
 
 
@@ -56,6 +56,8 @@ def test_every_scheme_runs_on_one_fabric_as_it_says():
         "pFabric+FL": ("pfabric", "pfabric", "fastlane", "off"),
         "CP": ("tcp", "droptail", "cut_payload", "codel"),
         "DCTCP+CP": ("dctcp", "droptail", "cut_payload", "threshold"),
+        **{d: ("tcp", "droptail", "drop", "off")
+           for d in ("baseline", "priority", "fc", "priority_pfc", "detail")},
     }
     assert set(want) == set(SCHEMES)
     for name, (kind, queue, overflow, ecn) in want.items():
@@ -65,8 +67,16 @@ def test_every_scheme_runs_on_one_fabric_as_it_says():
         assert got == (kind, queue, overflow, ecn), name
     assert _resolved(scheme("FL-PS").overrides())["switch"]["forwarding"] == "spray"
     assert _resolved(scheme("FL-FH").overrides())["switch"]["forwarding"] == "ecmp"
-    for name in ("CP", "DCTCP+CP", "FL-PS"):
+    for name in ("CP", "DCTCP+CP", "FL-PS", "detail"):
         assert _resolved(scheme(name).overrides())["transport"]["dupack_threshold"] == "off"
+    # DeTail §8.1's environments: what each adds to the one before.
+    detail = {"baseline": ("none", "ecmp", False), "priority": ("none", "ecmp", True),
+              "fc": ("pause", "ecmp", False), "priority_pfc": ("pfc", "ecmp", True),
+              "detail": ("pfc", "alb", True)}
+    for name, want_switch in detail.items():
+        s = _resolved(scheme(name).overrides())["switch"]
+        assert s["kind"] == "cioq", name
+        assert (s["flow_control"], s["forwarding"], s["priorities"]) == want_switch, name
 
 
 def test_a_scheme_that_requires_an_ecn_marker_is_refused_without_one():

@@ -64,6 +64,13 @@ _FASTLANE = {"switch.overflow": "fastlane"}
 # CP senders leave losses to PACKs and the timeout: no duplicate-ACK threshold (CP §4.4).
 _CUT_PAYLOAD = {"switch.overflow": "cut_payload", "transport.dupack_threshold": "off"}
 
+# DeTail §8.1's environments, all on combined input/output-queued switches (DeTail §5.1).
+# Loss or pauses are their only congestion signals: no ECN marking.
+_CIOQ = {"transport.kind": "tcp", "switch.kind": "cioq", "switch.ecn": "off"}
+_DETAIL_NEEDS = ("the switch's latency is the setup's (DeTail §7.1: `switch.forwarding_delay = "
+                 "\"3100ns\"`, `switch.speedup = 4`), and so are the timeouts (§8.1: "
+                 "`transport.rto_min` 10 ms without flow control, 50 ms with)")
+
 _ECN = ("an ECN marker at every port (`switch.ecn`: `threshold` marks above K = "
         "`switch.ecn_threshold`; `codel` by CoDel's law)")
 _FASTLANE_NEEDS = ("FastLane's overflow action (`switch.overflow = \"fastlane\"`, set here; "
@@ -118,6 +125,30 @@ _ALL = [
     Scheme("DCTCP+CP", _DCTCP | _CUT_PAYLOAD,
            "DCTCP with CP's payload cutting and PACKs (CP §6: 'DCTCP with CP')",
            "ECN marking above K and " + _CUT_NEEDS),
+]
+
+_ALL += [
+    Scheme("baseline", _CIOQ | {"switch.flow_control": "none", "switch.forwarding": "ecmp",
+                                "switch.priorities": False},
+           "DeTail's Baseline (§8.1): CIOQ switches with drop-tail queues, flow hashing (ECMP), "
+           "no priorities", _DETAIL_NEEDS),
+    Scheme("priority", _CIOQ | {"switch.flow_control": "none", "switch.forwarding": "ecmp",
+                                "switch.priorities": True},
+           "DeTail's Priority (§8.1): Baseline with strict-priority ingress and egress queues "
+           "serving flows' classes", _DETAIL_NEEDS),
+    Scheme("fc", _CIOQ | {"switch.flow_control": "pause", "switch.forwarding": "ecmp",
+                          "switch.priorities": False},
+           "DeTail's FC (§8.1): Baseline with link-layer flow control (802.3x pause, one class "
+           "for all traffic): lossless", _DETAIL_NEEDS),
+    Scheme("priority_pfc", _CIOQ | {"switch.flow_control": "pfc", "switch.forwarding": "ecmp",
+                                    "switch.priorities": True},
+           "DeTail's Priority+PFC (§8.1): Priority with priority flow control (802.1Qbb)",
+           _DETAIL_NEEDS),
+    Scheme("detail", _CIOQ | {"switch.flow_control": "pfc", "switch.forwarding": "alb",
+                              "switch.priorities": True},
+           "DeTail (§4-§6): Priority+PFC with priority-aware adaptive load balancing; hosts "
+           "tolerate reordering (no duplicate-ACK retransmission, the `alb` default)",
+           _DETAIL_NEEDS),
 ]
 
 SCHEMES: Mapping[str, Scheme] = MappingProxyType({s.name: s for s in _ALL})

@@ -181,6 +181,11 @@ pub const KEYS: &[KeyDef] = &[
          egress port on the same link. Lossy (`flow_control = \"none\"`) packets that find it full are dropped \
          (ports.parquet `dropped_ingress`); with flow control that happens only if the thresholds leave too \
          little headroom, and it is counted the same way, never silently."),
+    key!("switch.priorities", Ty::Bool, "true", &[],
+        "Whether the network serves flows' own priority classes (`workload.priorities`, \
+         `workload.background_class`) in its strict-priority queues. `false`: every flow's packets go \
+         in `transport.data_class` and `transport.ack_class`, while flows.parquet still records each \
+         flow's class (DeTail §8.1's Baseline and FC environments, beside Priority, Priority+PFC and DeTail)."),
     key!("switch.flow_control", Ty::Choice(&["none", "pause", "pfc"]), "none", &[],
         "Link-layer flow control (DeTail §4.1, §5.2, §6.1), at `kind = \"cioq\"` switches and the hosts' NICs: \
          `pfc`, 802.1Qbb per class: an ingress queue whose drain bytes for a class (bytes of it and higher \

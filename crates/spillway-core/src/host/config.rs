@@ -12,6 +12,9 @@ pub struct HostConfig {
     /// The NIC queues by pFabric's priority, as the switches do (`switch.queue =
     /// "pfabric"`: pFabric §4.1 puts the same queue at the host).
     pub nic_pfabric: bool,
+    /// Flows' own priority classes go on their packets (`switch.priorities`); else every
+    /// flow's packets take the transport's classes.
+    pub priorities: bool,
     pub proc_parallel: u32,
     pub proc_time: Ps,
     pub rx_jitter: Ps,

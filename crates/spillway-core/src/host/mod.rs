@@ -47,6 +47,8 @@ pub struct Hosts {
     /// `host.nic_flow_limit` (TCP Small Queues), u32::MAX for none.
     nic_limit: u32,
     nic_drop_local: bool,
+    /// `switch.priorities`: stamp flows' own classes on their packets.
+    priorities: bool,
     /// Per host (with `host.nic_drop = "local"`): flows a full NIC refused, woken when
     /// it next starts a packet.
     nic_blocked: Vec<Vec<u32>>,
@@ -90,6 +92,7 @@ impl Hosts {
                 .nic_flow_limit
                 .map_or(u32::MAX, |v| v.min(u32::MAX as u64) as u32),
             nic_drop_local: cfg.nic_drop_local,
+            priorities: cfg.priorities,
             nic_blocked: if cfg.nic_drop_local {
                 vec![Vec::new(); count as usize]
             } else {

@@ -53,7 +53,11 @@ impl Hosts {
             in_nic: 0,
             nic_blocked: false,
             notified: 0,
-            conn: Transport::new(&self.transport, f.size, f.priority),
+            conn: Transport::new(
+                &self.transport,
+                f.size,
+                f.priority.filter(|_| self.priorities),
+            ),
         });
         let c = &mut cx.counters;
         c.flows_started += 1;
