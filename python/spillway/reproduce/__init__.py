@@ -27,6 +27,7 @@ REPRODUCTIONS = {
     "incast": "spillway.reproduce.incast",
     "fastlane": "spillway.reproduce.fastlane",
     "cp": "spillway.reproduce.cp",
+    "detail": "spillway.reproduce.detail",
 }
 
 
