@@ -69,8 +69,24 @@ records! {
         pause_frames_sent: u64;
         /// Flow control: pause (and resume) frames that reached this port.
         pause_frames_received: u64;
-        /// Flow control: time this port's link was paused, summed over the classes.
+        /// Flow control: time this port had some class paused.
         paused_ps: u64;
+        /// Flow control: time class 0 was paused at this port (0: the highest).
+        paused_ps_class0: u64;
+        /// Flow control: time class 1 was paused at this port.
+        paused_ps_class1: u64;
+        /// Flow control: time class 2 was paused at this port.
+        paused_ps_class2: u64;
+        /// Flow control: time class 3 was paused at this port.
+        paused_ps_class3: u64;
+        /// Flow control: time class 4 was paused at this port.
+        paused_ps_class4: u64;
+        /// Flow control: time class 5 was paused at this port.
+        paused_ps_class5: u64;
+        /// Flow control: time class 6 was paused at this port.
+        paused_ps_class6: u64;
+        /// Flow control: time class 7 was paused at this port.
+        paused_ps_class7: u64;
     }
 }
 
@@ -112,6 +128,21 @@ impl PortRecords {
         self.ingress_max_bytes.push(r.ingress_max_bytes);
         self.pause_frames_sent.push(r.pause_sent);
         self.pause_frames_received.push(r.pause_received);
-        self.paused_ps.push(r.paused.iter().sum());
+        self.paused_ps.push(r.paused_any);
+        for (col, &t) in [
+            &mut self.paused_ps_class0,
+            &mut self.paused_ps_class1,
+            &mut self.paused_ps_class2,
+            &mut self.paused_ps_class3,
+            &mut self.paused_ps_class4,
+            &mut self.paused_ps_class5,
+            &mut self.paused_ps_class6,
+            &mut self.paused_ps_class7,
+        ]
+        .into_iter()
+        .zip(&r.paused)
+        {
+            col.push(t);
+        }
     }
 }

@@ -114,7 +114,7 @@ impl View<'_> {
     /// holding it, or None.
     #[inline]
     fn pick(&self, i: usize, o: usize) -> Option<(usize, u8)> {
-        let q = self.index[i * self.n + if self.fifo { 0 } else { o }];
+        let q = self.index[queue_key(self.fifo, self.n, i, o)];
         if q == NIL {
             return None;
         }
@@ -337,7 +337,7 @@ impl CioqSwitch {
         input.bytes += wire;
         input.class_bytes[class] += wire;
         input.max_bytes = input.max_bytes.max(input.bytes);
-        let key = i * self.n + if self.fifo { 0 } else { o };
+        let key = queue_key(self.fifo, self.n, i, o);
         if self.index[key] == NIL {
             self.index[key] = self.queues.len() as u32;
             self.queues.push(EMPTY);
@@ -671,6 +671,69 @@ impl CioqSwitch {
         self.inputs[port].wants
     }
 
+    /// Checks the switch's bookkeeping against its queues (tests): every queued packet
+    /// counted once in its input's bytes and classes, `wants` and `wanted_by` exactly the
+    /// queues' outputs, each transfer in flight holding one input and one output (so no
+    /// input sends two packets at once and no output receives two), room reserved for
+    /// each, and with flow control no egress over its buffer.
+    #[cfg(test)]
+    pub fn check(&self, pkts: &Arena) {
+        let mut queued = 0;
+        for (i, input) in self.inputs.iter().enumerate() {
+            let mut bytes = [0u64; CLASSES];
+            let mut wants = 0u64;
+            for q in 0..if self.fifo { 1 } else { self.n } {
+                let k = self.index[queue_key(self.fifo, self.n, i, q)];
+                if k == NIL {
+                    continue;
+                }
+                let queue = &self.queues[k as usize];
+                for (c, &(head, tail)) in queue.fifo.iter().enumerate() {
+                    assert_eq!(head == NIL, queue.nonempty & 1 << c == 0);
+                    let mut p = head;
+                    let mut last = NIL;
+                    while p != NIL {
+                        let h = pkts.hot(p);
+                        assert_eq!(h.class as usize, c);
+                        bytes[c] += h.wire as u64;
+                        queued += 1;
+                        let o = if self.fifo {
+                            pkts.get(p).hop_egress as usize
+                        } else {
+                            q
+                        };
+                        if !self.fifo || p == head {
+                            wants |= 1 << o;
+                        }
+                        last = p;
+                        p = h.next;
+                    }
+                    assert_eq!(last, if head == NIL { NIL } else { tail });
+                }
+            }
+            assert_eq!(bytes, input.class_bytes, "input {i}");
+            assert_eq!(bytes.iter().sum::<u64>(), input.bytes, "input {i}");
+            assert!(input.bytes <= input.capacity);
+            assert_eq!(input.wants, wants, "input {i}");
+            assert_eq!(self.waiting >> i & 1 == 1, input.bytes > 0);
+            for o in 0..self.n {
+                assert_eq!(self.wanted_by[o] >> i & 1, wants >> o & 1);
+            }
+        }
+        assert_eq!(queued, self.queued);
+        assert_eq!(self.in_busy.count_ones(), self.out_busy.count_ones());
+        for (o, p) in self.egress.iter().enumerate() {
+            assert_eq!(
+                self.incoming[o] > 0,
+                self.out_busy >> o & 1 == 1,
+                "output {o}"
+            );
+            if self.lossless {
+                assert!(p.bytes() + self.incoming[o] <= p.capacity(), "output {o}");
+            }
+        }
+    }
+
     /// Every port's report (egress and the ingress on the same link), in port order.
     pub fn reports(&self, now: u64) -> impl Iterator<Item = PortReport> + '_ {
         self.egress.iter().zip(&self.inputs).map(move |(p, i)| {
@@ -678,6 +741,17 @@ impl CioqSwitch {
             r.ingress_max_bytes = i.max_bytes;
             r
         })
+    }
+}
+
+/// Where the index keeps queue (input `i`, output `o`): VOQ, one per pair; FIFO, one per
+/// input.
+#[inline(always)]
+fn queue_key(fifo: bool, n: usize, i: usize, o: usize) -> usize {
+    if fifo {
+        i
+    } else {
+        i * n + o
     }
 }
 

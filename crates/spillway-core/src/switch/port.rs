@@ -157,6 +157,9 @@ pub struct Control {
     since: [Option<Ps>; CLASSES],
     /// Per class: time paused before the current pause.
     total: [Ps; CLASSES],
+    /// The same for "some class paused".
+    any_since: Option<Ps>,
+    any_total: Ps,
 }
 
 // The first cache line must hold the pass-through fields, the second the queueing ones
@@ -192,6 +195,8 @@ pub struct PortReport {
     pub pause_sent: u64,
     pub pause_received: u64,
     pub paused: [Ps; CLASSES],
+    /// Flow control: the time some class was paused.
+    pub paused_any: Ps,
     /// A combined input/output-queued switch: the most bytes its input buffer held.
     pub ingress_max_bytes: u64,
 }
@@ -285,6 +290,14 @@ impl Port {
     /// (a packet on the wire finishes). Paused time is counted per class from `now`.
     pub fn set_paused(&mut self, now: Ps, mask: u8) {
         if let Some(c) = self.control.as_mut() {
+            match (c.any_since, mask != 0) {
+                (None, true) => c.any_since = Some(now),
+                (Some(t), false) => {
+                    c.any_total += now - t;
+                    c.any_since = None;
+                }
+                _ => {}
+            }
             for k in 0..CLASSES {
                 let on = mask & 1 << k != 0;
                 match (c.since[k], on) {
@@ -858,6 +871,10 @@ impl Port {
             paused: self.control.as_ref().map_or([0; CLASSES], |c| {
                 std::array::from_fn(|k| c.total[k] + c.since[k].map_or(0, |t| now - t))
             }),
+            paused_any: self
+                .control
+                .as_ref()
+                .map_or(0, |c| c.any_total + c.any_since.map_or(0, |t| now - t)),
             ingress_max_bytes: 0,
         }
     }
