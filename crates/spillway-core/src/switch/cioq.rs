@@ -303,13 +303,14 @@ impl CioqSwitch {
         let (i, o) = (in_port as usize, o as usize);
         let wire = h.wire as u64;
         let busy = (self.in_busy >> i | self.out_busy >> o) & 1;
-        if self.queued == 0
-            && busy == 0
+        if busy == 0
+            && self.wanted_by[o] == 0
+            && self.inputs[i].bytes == 0
             && (!self.lossless
                 || self.egress[o].bytes() + self.incoming[o] + wire <= self.egress[o].capacity())
         {
-            // Nothing waits anywhere and both ends are free: iSLIP would match this pair
-            // alone.
+            // Both ends are free, nothing waits at this input nor for this output: iSLIP
+            // would match this pair alone (and nothing else has changed for the others).
             let input = &mut self.inputs[i];
             input.max_bytes = input.max_bytes.max(wire);
             self.islip.matched_alone(i, o);
@@ -758,4 +759,42 @@ fn queue_key(fifo: bool, n: usize, i: usize, o: usize) -> usize {
 /// Bytes a link of `rate` carries in `t`, rounded up.
 fn bytes_in(rate: u64, t: Ps) -> u64 {
     ((t as u128 * rate as u128).div_ceil(8 * PS_PER_S as u128)) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Scenario;
+    use crate::switch::config::SwitchKind;
+
+    /// DeTail's network as this model has it: 1538 B frames on the wire, 6.6 us links,
+    /// 1 GbE, 128 KB, and the 3.1 us forwarding engine in the headroom:
+    /// T = 2 x 12.304 us + 2 x 6.6 us + 1.024 us = 38.832 us -> 4,854 B, + 388 B of
+    /// forwarding delay = 5,242 B; XOFF = (131,072 - 8 x 5,242) / 8 = 11,142 B. With
+    /// 802.3x pause, one headroom: XOFF = 131,072 - 5,242.
+    #[test]
+    fn every_input_has_the_thresholds_of_its_link() {
+        for (fc, xoff) in [("pfc", 11_142), ("pause", 131_072 - 5_242)] {
+            let sc = Scenario::parse(
+                &format!(
+                    "[topology]\nkind = \"detail96\"\n[switch]\nkind = \"cioq\"\n\
+                     flow_control = \"{fc}\"\nforwarding_delay = \"3100ns\""
+                ),
+                &[],
+                None,
+            )
+            .unwrap();
+            let fabric = Fabric::build(&sc.topology, &sc.routes, sc.switch.timing, 1).unwrap();
+            let SwitchKind::Cioq(c) = sc.switch.kind else {
+                panic!("cioq")
+            };
+            assert_eq!(c.max_frame, 1538);
+            for node in fabric.hosts()..fabric.node_count() as u32 {
+                let s = CioqSwitch::new(&sc.switch, &c, &fabric, node, Rng::new(1, 0), 38).unwrap();
+                for i in &s.inputs {
+                    assert_eq!((i.thresholds.xoff, i.thresholds.xon), (xoff, 5_242), "{fc}");
+                }
+            }
+        }
+    }
 }
