@@ -197,8 +197,10 @@ pub const KEYS: &[KeyDef] = &[
     key!("switch.pfc_xoff", Ty::Size, "", &["cioq"],
         "Drain bytes at which an input pauses a class upstream; default per link from DeTail §6.1: \
          (ingress buffer - N·H) / N, N = 8 classes with `pfc` (1 with `pause`), H the headroom: the bytes \
-         the link carries in 2 frame times + 2 propagation delays + the response time + the forwarding delay \
-         (1 GbE, 6.6 us, 1530 B frames, 128 KB: H = 4,838 B, XOFF = 11,546 B, without forwarding delay)."),
+         the link carries in 2 frame times + 2 propagation delays + the response time (§6.1's T), plus one \
+         full frame (the one that crosses XOFF), the 84 B pause frame and the forwarding delay's bytes. \
+         DeTail's network (1 GbE, 6.6 us, 1538 B frames on the wire, 3.1 us forwarding, 128 KB): H = 6,864 B, \
+         XOFF = 9,520 B (§6.1's own arithmetic, without the additions and with 1530 B frames: 4,838 and 11,546)."),
     key!("switch.pfc_xon", Ty::Size, "", &["cioq"],
         "Drain bytes below which an input resumes a class it paused; default H (see `pfc_xoff`)."),
     key!("switch.deadlock_after", Ty::Time, "5ms", &["cioq"],

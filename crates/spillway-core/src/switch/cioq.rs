@@ -24,6 +24,7 @@ use super::port::{DropReason, Offer, Port, PortReport, CLASSES};
 use crate::engine::context::Ctx;
 use crate::engine::event::{Ev, ROUTE_ON_ARRIVAL};
 use crate::fabric::Fabric;
+use crate::packet::wire::wire_bytes;
 use crate::packet::{pause, Arena, PktKind, NIL};
 use crate::rng::Rng;
 use crate::units::{format_size, serialization_ps, Ps, PS_PER_S};
@@ -193,10 +194,16 @@ impl CioqSwitch {
             }
             egress.push(p);
             let in_cap = cioq.ingress_buffer.unwrap_or(capacity);
-            // The data in flight toward this input when it decides to pause: the link
-            // (its rate is the peer's sending rate: links are symmetric) and this
-            // switch's forwarding engine, which holds a packet before it queues here.
+            // What may still arrive once this input decides to pause: §6.1's H for the
+            // link (its rate is the peer's sending rate: links are symmetric), and three
+            // things §6.1 leaves out: the frame whose arrival crossed XOFF (up to a full
+            // frame past it), the pause frame's own time on the wire, and this switch's
+            // forwarding engine, which holds packets before they queue here. Without
+            // the first two, 802.3x pause (one headroom for the whole buffer) overflowed
+            // under DeTail's bursts (Fig. 5: 189 ingress drops in FC over 3 seeds).
             let h = flow_control::headroom(end.rate, end.delay, cioq.max_frame)
+                + cioq.max_frame
+                + wire_bytes(pause::PAUSE_PAYLOAD_BYTES, framing) as u64
                 + bytes_in(end.rate, timing.forwarding_delay);
             let thresholds = match (cioq.xoff, cioq.xon) {
                 (Some(xoff), xon) => Thresholds {
@@ -768,13 +775,14 @@ mod tests {
     use crate::switch::config::SwitchKind;
 
     /// DeTail's network as this model has it: 1538 B frames on the wire, 6.6 us links,
-    /// 1 GbE, 128 KB, and the 3.1 us forwarding engine in the headroom:
-    /// T = 2 x 12.304 us + 2 x 6.6 us + 1.024 us = 38.832 us -> 4,854 B, + 388 B of
-    /// forwarding delay = 5,242 B; XOFF = (131,072 - 8 x 5,242) / 8 = 11,142 B. With
-    /// 802.3x pause, one headroom: XOFF = 131,072 - 5,242.
+    /// 1 GbE, 128 KB, and the 3.1 us forwarding engine. §6.1's T = 2 x 12.304 us +
+    /// 2 x 6.6 us + 1.024 us = 38.832 us -> 4,854 B; + 1,538 B (the frame that crosses
+    /// XOFF) + 84 B (the pause frame) + 388 B (forwarding delay) = 6,864 B of headroom;
+    /// XOFF = (131,072 - 8 x 6,864) / 8 = 9,520 B. With 802.3x pause, one headroom:
+    /// XOFF = 131,072 - 6,864.
     #[test]
     fn every_input_has_the_thresholds_of_its_link() {
-        for (fc, xoff) in [("pfc", 11_142), ("pause", 131_072 - 5_242)] {
+        for (fc, xoff) in [("pfc", 9_520), ("pause", 131_072 - 6_864)] {
             let sc = Scenario::parse(
                 &format!(
                     "[topology]\nkind = \"detail96\"\n[switch]\nkind = \"cioq\"\n\
@@ -792,7 +800,7 @@ mod tests {
             for node in fabric.hosts()..fabric.node_count() as u32 {
                 let s = CioqSwitch::new(&sc.switch, &c, &fabric, node, Rng::new(1, 0), 38).unwrap();
                 for i in &s.inputs {
-                    assert_eq!((i.thresholds.xoff, i.thresholds.xon), (xoff, 5_242), "{fc}");
+                    assert_eq!((i.thresholds.xoff, i.thresholds.xon), (xoff, 6_864), "{fc}");
                 }
             }
         }
