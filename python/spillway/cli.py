@@ -70,6 +70,10 @@ def cmd_run(args: argparse.Namespace) -> int:
               + (f"  ({s['queries_unfinished']} queries unfinished)"
                  if s["queries_unfinished"] else ""))
     print(f"  drops {s['drops']}, retransmits {s['retransmits']}, timeouts {s['timeouts']}")
+    if s.get("ingress_drops") and s.get("pause_frames"):
+        print(f"  warning: {s['ingress_drops']} packets overflowed switch inputs despite flow "
+              "control (switch.pfc_xoff leaves too little headroom: ports.parquet "
+              "dropped_ingress says where)")
     print(f"  {s['events']:,} events in {s['sim_wall_s']:.2f} s of event loop "
           f"({s['wall_s']:.2f} s with output; {s['events_per_s'] / 1e6:.2f} M events/s, "
           f"{s['packet_hops_per_s'] / 1e6:.2f} M packet-hops/s)")
