@@ -34,11 +34,14 @@ def _resolved(path: Path) -> dict[str, str]:
 
 
 RESOLVED = {p: _resolved(p) for p in EXAMPLES}
-# Every value some example resolves a key to: plausible settings to combine.
-SEEN: dict[str, set[str]] = {}
+# Every value some example of the same switch architecture resolves a key to: plausible
+# settings to combine. (The output-queued and the CIOQ switch take different mechanisms,
+# flow control only the latter, CP's and FastLane's overflow actions only the former; a
+# mix is refused by design, as crates/spillway-core/tests/detail.rs checks.)
+SEEN: dict[str, dict[str, set[str]]] = {}
 for r in RESOLVED.values():
     for k, v in r.items():
-        SEEN.setdefault(k, set()).add(v)
+        SEEN.setdefault(r["switch.kind"], {}).setdefault(k, set()).add(v)
 
 
 def _survives(text: str, base: str, overrides: list[str]) -> bool:
@@ -58,7 +61,7 @@ def test_hostile_values_run_or_are_refused(path: Path) -> None:
     rng = random.Random(path.name)
 
     def value(k: str) -> str:
-        seen = sorted(SEEN[k])
+        seen = sorted(SEEN[RESOLVED[path]["switch.kind"]][k])
         return rng.choice(HOSTILE) if rng.random() < 0.25 else rng.choice(seen)
 
     # Each key once with a hostile value, then random combinations of 2-5 keys, each set

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::run;
+use common::{refused, run};
 use spillway_core::units::serialization_ps;
 
 const LONE_FLOW: &str = r#"
@@ -436,4 +436,71 @@ fn pause_and_pfc_hold_a_burst_without_loss() {
             assert!(peak <= 131_072, "{fc}: {peak}");
         }
     }
+}
+
+/// What the CIOQ switch and flow control do not take is refused, naming the key.
+#[test]
+fn unsupported_combinations_are_refused_with_their_key() {
+    let star = "[topology]\nkind = \"star\"\nhosts = 4\n[workload]\nkind = \"incast\"\nsenders = 3";
+    for (overrides, key) in [
+        (&["switch.flow_control=pfc"][..], "switch.flow_control"),
+        (
+            &["switch.kind=cioq", "switch.queue=pfabric"][..],
+            "switch.queue",
+        ),
+        (
+            &["switch.kind=cioq", "switch.overflow=cut_payload"][..],
+            "switch.overflow",
+        ),
+        (
+            &["switch.kind=cioq", "switch.overflow=fastlane"][..],
+            "switch.overflow",
+        ),
+        (&["switch.kind=cioq", "switch.ecn=codel"][..], "switch.ecn"),
+        (
+            &["switch.kind=cioq", "switch.pfc_xoff=20KB"][..],
+            "switch.pfc_xoff",
+        ),
+        (
+            &[
+                "switch.kind=cioq",
+                "switch.flow_control=pfc",
+                "switch.pfc_xoff=10KB",
+                "switch.pfc_xon=10KB",
+            ][..],
+            "switch.pfc_xon",
+        ),
+        (&["switch.ingress=fifo"][..], "switch.ingress"),
+        (
+            &["switch.kind=cioq", "switch.deadlock_after=0us"][..],
+            "switch.deadlock_after",
+        ),
+    ] {
+        assert_eq!(refused(star, overrides).0, key, "{overrides:?}");
+    }
+    // Known only when the network is built: a switch of more than 64 ports, and an
+    // ingress buffer too small for eight classes' headroom.
+    let build = |text: &str, o: &[&str]| {
+        let sc = common::scenario(text, o).unwrap();
+        match spillway_core::engine::Sim::new(&sc) {
+            Ok(_) => panic!("built: {o:?}"),
+            Err(e) => (e.key, e.message),
+        }
+    };
+    let (key, msg) = build(
+        "[topology]\nkind = \"star\"\nhosts = 65\n[workload]\nkind = \"incast\"",
+        &["switch.kind=cioq"],
+    );
+    assert_eq!(key, "switch.kind");
+    assert!(msg.contains("65 ports"), "{msg}");
+    let (key, msg) = build(
+        star,
+        &[
+            "switch.kind=cioq",
+            "switch.flow_control=pfc",
+            "switch.ingress_buffer=32KB",
+        ],
+    );
+    assert_eq!(key, "switch.ingress_buffer");
+    assert!(msg.contains("headroom"), "{msg}");
 }

@@ -417,6 +417,50 @@ fn closed_loop_background_keeps_one_flow_per_host_until_the_workload_ends() {
     }
 }
 
+/// DeTail §8.2: "each front-end server is constantly engaged in a 1MB background flow to
+/// a randomly selected back-end server": only the sources keep flows, each to one of the
+/// destinations, all of which are drawn; a destination list holding only the source
+/// itself is refused.
+#[test]
+fn closed_loop_background_from_front_ends_to_back_ends() {
+    let r = run(
+        &with(
+            "kind = \"request_response\"\nrate = 200\nqueries = 400\nresponse_size = \"8KB\"\n\
+             background_flows = \"100KB\"\nbackground_sources = [0, 2, 4, 6]\n\
+             background_destinations = [1, 3, 5, 7, 4]",
+        ),
+        &[],
+    );
+    let f = &r.flows;
+    let mut sources = BTreeSet::new();
+    let mut destinations = BTreeSet::new();
+    for i in 0..f.flow_id.len() {
+        if f.class[i] == CLASS_BACKGROUND {
+            assert!([0, 2, 4, 6].contains(&f.src[i]));
+            assert!([1, 3, 5, 7, 4].contains(&f.dst[i]));
+            assert_ne!(f.src[i], f.dst[i]);
+            sources.insert(f.src[i]);
+            destinations.insert(f.dst[i]);
+        }
+    }
+    assert_eq!(sources, BTreeSet::from([0, 2, 4, 6]));
+    assert_eq!(destinations, BTreeSet::from([1, 3, 4, 5, 7]));
+    let (key, _) = refused(
+        &with("kind = \"request_response\"\nrate = 200\nqueries = 10\nresponse_size = \"8KB\""),
+        &[
+            "workload.background_flows=1MB",
+            "workload.background_sources=[3]",
+            "workload.background_destinations=[3]",
+        ],
+    );
+    assert_eq!(key, "workload.background_destinations");
+    let (key, _) = refused(
+        &with("kind = \"request_response\"\nrate = 200\nqueries = 10\nresponse_size = \"8KB\""),
+        &["workload.background_sources=[3]"],
+    );
+    assert_eq!(key, "workload.background_sources");
+}
+
 #[test]
 fn background_flows_alone_beside_a_trace_and_with_poisson_background() {
     // The trace generates until its last flow starts, at 1 ms: until then every host

@@ -382,11 +382,14 @@ fn read_closed_loop(r: &mut Reader, hosts: u32) -> Result<Option<ClosedLoopSpec>
         )?
         .flatten();
     let Some(size) = size else {
-        if r.raw("workload.background_class").is_some() {
-            return Err(r.err(
-                "workload.background_class",
-                "is the class of workload.background_flows, which is off",
-            ));
+        for k in [
+            "workload.background_class",
+            "workload.background_sources",
+            "workload.background_destinations",
+        ] {
+            if r.raw(k).is_some() {
+                return Err(r.err(k, "applies to workload.background_flows, which is off"));
+            }
         }
         return Ok(None);
     };
@@ -394,7 +397,23 @@ fn read_closed_loop(r: &mut Reader, hosts: u32) -> Result<Option<ClosedLoopSpec>
         return Err(r.err("workload.background_flows", "needs at least two hosts"));
     }
     let class = r.uint("workload.background_class", 0, 7)? as u8;
-    Ok(Some(ClosedLoopSpec { size, class }))
+    let sources = r.hosts("workload.background_sources", hosts)?;
+    let destinations = r.hosts("workload.background_destinations", hosts)?;
+    if let Some(&s) = sources
+        .iter()
+        .find(|&&s| destinations.iter().all(|&d| d == s))
+    {
+        return Err(r.err(
+            "workload.background_destinations",
+            format!("source host {s} has no destination other than itself"),
+        ));
+    }
+    Ok(Some(ClosedLoopSpec {
+        size,
+        class,
+        sources,
+        destinations,
+    }))
 }
 
 /// The query workloads: request_response, partition_aggregate, sequential.

@@ -162,7 +162,7 @@ impl Traffic {
         let closed = background.and_then(|b| b.closed_loop.as_ref());
         let closed_loop = closed.map(|c| {
             let seed = background_rng.clone().next_u64();
-            ClosedLoop::new(c, hosts, Rng::new(seed, CLOSED_LOOP_STREAM))
+            ClosedLoop::new(c, Rng::new(seed, CLOSED_LOOP_STREAM))
         });
         let background = poisson.map(|b| {
             let all: Vec<u32> = (0..hosts).collect();

@@ -26,6 +26,9 @@ pub struct PoissonBackground {
 pub struct ClosedLoopSpec {
     pub size: u64,
     pub class: u8,
+    /// The hosts that keep a flow running, and those a flow may go to.
+    pub sources: Vec<u32>,
+    pub destinations: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
