@@ -68,7 +68,7 @@ def test_hostile_values_run_or_are_refused(path: Path) -> None:
     # to a value some example uses or, one time in four, a hostile one.
     cases = [[f"{k}={rng.choice(HOSTILE)}"] for k in keys]
     combos = [[f"{k}={value(k)}" for k in rng.sample(keys, rng.randint(2, 5))]
-              for _ in range(40)]
+              for _ in range(60)]
     for overrides in cases:
         _survives(text, base, overrides)
     ran = sum(_survives(text, base, o) for o in combos)

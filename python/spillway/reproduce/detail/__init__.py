@@ -13,10 +13,13 @@ TCP's minimum timeout is 10 ms without flow control and 50 ms with it.
 from __future__ import annotations
 
 from spillway.reproduce import Figure
+from spillway.reproduce.detail import microbenchmarks, web
 
 TITLE = "DeTail: a lossless, load-balanced, prioritized fabric against its parts (DeTail §8)"
 
 
 def figures(quick: bool) -> list[Figure]:
     figs: list[Figure] = []
+    figs += microbenchmarks.figures(quick)
+    figs += web.figures(quick)
     return figs
