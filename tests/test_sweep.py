@@ -288,6 +288,12 @@ def _start_slow_sweep(tmp_path, root, workers=2):
             len(_workers(proc.pid)) < workers if workers > 1
             else not (tmp_path / "slow/sweep.json").exists()):
         time.sleep(0.05)
+    # And a point under way: the sweep is past starting its pool (a signal that lands
+    # while the pool is still being spawned is a different test; on a loaded CI machine
+    # the workers' processes appeared before the sweep was waiting on them, and a SIGINT
+    # then went unseen: the sweep ran all four points and exited 0).
+    while time.time() < deadline and not list((tmp_path / "slow/points").glob(".tmp-*")):
+        time.sleep(0.05)
     return proc
 
 
