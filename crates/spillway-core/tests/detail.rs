@@ -174,16 +174,7 @@ fn incast_of_100_is_lossless_with_pfc_and_pause() {
         assert_eq!(received, sent, "{fc}: every pause frame arrived");
         assert!(p.paused_ps.iter().sum::<u64>() > 0, "{fc}");
         for k in 0..p.node.len() {
-            let classes = [
-                p.paused_ps_class0[k],
-                p.paused_ps_class1[k],
-                p.paused_ps_class2[k],
-                p.paused_ps_class3[k],
-                p.paused_ps_class4[k],
-                p.paused_ps_class5[k],
-                p.paused_ps_class6[k],
-                p.paused_ps_class7[k],
-            ];
+            let classes = p.paused_by_class(k);
             // Some class paused at least as long as any one class; 802.3x pauses all.
             assert!(classes.iter().all(|&c| c <= p.paused_ps[k]), "{fc}");
             if fc == "pause" {

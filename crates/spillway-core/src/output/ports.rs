@@ -91,6 +91,20 @@ records! {
 }
 
 impl PortRecords {
+    /// Row `k`'s paused time per class, class 0 first.
+    pub fn paused_by_class(&self, k: usize) -> [u64; 8] {
+        [
+            self.paused_ps_class0[k],
+            self.paused_ps_class1[k],
+            self.paused_ps_class2[k],
+            self.paused_ps_class3[k],
+            self.paused_ps_class4[k],
+            self.paused_ps_class5[k],
+            self.paused_ps_class6[k],
+            self.paused_ps_class7[k],
+        ]
+    }
+
     /// Appends port `port` of `node`.
     pub fn push(&mut self, node: u32, port: u32, is_switch: bool, r: &PortReport) {
         let d = |reason: DropReason| r.drops[reason as usize];

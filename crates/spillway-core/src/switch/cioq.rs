@@ -140,6 +140,23 @@ impl View<'_> {
     }
 }
 
+/// `$s`'s queues as the crossbar sees them, borrowed field by field.
+macro_rules! view {
+    ($s:expr, $pkts:expr) => {
+        View {
+            egress: &$s.egress,
+            inputs: &$s.inputs,
+            index: &$s.index,
+            queues: &$s.queues,
+            incoming: &$s.incoming,
+            n: $s.n,
+            fifo: $s.fifo,
+            lossless: $s.lossless,
+            pkts: $pkts,
+        }
+    };
+}
+
 impl Requests for View<'_> {
     fn class(&self, i: usize, o: usize) -> u8 {
         self.pick(i, o).map_or(NO_REQUEST, |(_, c)| c)
@@ -160,7 +177,6 @@ impl CioqSwitch {
         rng: Rng,
         framing: u32,
     ) -> Result<Self, BuildError> {
-        let hosts = fabric.hosts();
         let links = fabric.ports(node);
         let n = links.len();
         if n > MAX_PORTS {
@@ -177,13 +193,7 @@ impl CioqSwitch {
         let mut egress = Vec::with_capacity(n);
         let mut inputs = Vec::with_capacity(n);
         for end in links {
-            let capacity = if end.peer < hosts {
-                cfg.edge_buffer
-            } else if fabric.top_tier().is_some_and(|t| node >= t) {
-                cfg.spine_buffer
-            } else {
-                cfg.buffer
-            };
+            let capacity = cfg.port_buffer(fabric, node, end);
             let mut p = Port::new(end, capacity);
             p.install(None, None, None, Threshold::new(cfg.ecn_threshold));
             if matches!(cfg.forwarding, Forwarding::Alb(_)) {
@@ -378,17 +388,7 @@ impl CioqSwitch {
     /// The queues as the crossbar sees them.
     #[inline(always)]
     fn view<'a>(&'a self, pkts: &'a Arena) -> View<'a> {
-        View {
-            egress: &self.egress,
-            inputs: &self.inputs,
-            index: &self.index,
-            queues: &self.queues,
-            incoming: &self.incoming,
-            n: self.n,
-            fifo: self.fifo,
-            lossless: self.lossless,
-            pkts,
-        }
+        view!(self, pkts)
     }
 
     /// Runs the crossbar: matches free inputs holding packets to free outputs (iSLIP)
@@ -438,20 +438,10 @@ impl CioqSwitch {
             }
             let mut matches = std::mem::take(&mut self.matches);
             matches.clear();
-            {
-                let view = View {
-                    egress: &self.egress,
-                    inputs: &self.inputs,
-                    index: &self.index,
-                    queues: &self.queues,
-                    incoming: &self.incoming,
-                    n: self.n,
-                    fifo: self.fifo,
-                    lossless: self.lossless,
-                    pkts: &cx.pkts,
-                };
-                self.islip.round(&view, wanting, outputs, &mut matches);
-            }
+            // Field by field (the macro), so that the round may hold the iSLIP state
+            // mutably beside it.
+            self.islip
+                .round(&view!(self, &cx.pkts), wanting, outputs, &mut matches);
             let any = !matches.is_empty();
             for &(i, o) in &matches {
                 self.transfer(cx, node, i as usize, o as usize);

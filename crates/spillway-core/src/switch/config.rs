@@ -5,7 +5,7 @@ use super::forwarding::Forwarding;
 use super::marking::codel::CodelConfig;
 use super::overflow::fastlane::FastLaneConfig;
 use super::overflow::Overflow;
-use crate::fabric::SwitchTiming;
+use crate::fabric::{Fabric, LinkEnd, SwitchTiming};
 use crate::units::Ps;
 
 /// `switch.queue`.
@@ -75,6 +75,18 @@ pub struct SwitchConfig {
 }
 
 impl SwitchConfig {
+    /// The buffer of switch `node`'s port on `end`: facing a host, in the top tier, or
+    /// between.
+    pub fn port_buffer(&self, fabric: &Fabric, node: u32, end: &LinkEnd) -> u64 {
+        if end.peer < fabric.hosts() {
+            self.edge_buffer
+        } else if fabric.top_tier().is_some_and(|t| node >= t) {
+            self.spine_buffer
+        } else {
+            self.buffer
+        }
+    }
+
     /// `switch.flow_control`.
     pub fn flow_control(&self) -> FlowControl {
         match self.kind {

@@ -35,20 +35,11 @@ pub struct OqSwitch {
 impl OqSwitch {
     /// Switch `node` of `fabric`, its ports built from `cfg`.
     pub fn new(cfg: &SwitchConfig, fabric: &Fabric, node: u32, rng: Rng, framing: u32) -> Self {
-        let hosts = fabric.hosts();
         let ports = fabric
             .ports(node)
             .iter()
             .map(|end| {
-                // The buffer of a port facing a host, in the top tier, or between.
-                let capacity = if end.peer < hosts {
-                    cfg.edge_buffer
-                } else if fabric.top_tier().is_some_and(|t| node >= t) {
-                    cfg.spine_buffer
-                } else {
-                    cfg.buffer
-                };
-                let mut p = Port::new(end, capacity);
+                let mut p = Port::new(end, cfg.port_buffer(fabric, node, end));
                 // pFabric end hosts serve their NIC by priority too (pFabric §4.1).
                 p.install(
                     (cfg.queue == QueueKind::PFabric).then(Box::<PFabricQueue>::default),
