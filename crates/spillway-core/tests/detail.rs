@@ -157,8 +157,15 @@ fn incast_of_100_is_lossless_with_pfc_and_pause() {
         drops(&lossy) > 0,
         "the lossy switch drops under this incast"
     );
-    for fc in ["pfc", "pause"] {
-        let r = run(INCAST100, &[&format!("switch.flow_control={fc}")]);
+    // Priority+PFC (pfc, ECMP), DeTail (pfc, ALB) and FC (pause).
+    for (fc, fwd) in [("pfc", "ecmp"), ("pfc", "alb"), ("pause", "ecmp")] {
+        let r = run(
+            INCAST100,
+            &[
+                &format!("switch.flow_control={fc}"),
+                &format!("switch.forwarding={fwd}"),
+            ],
+        );
         let c = r.sim.counters();
         assert_eq!(c.drops, 0, "{fc}");
         assert_eq!(c.flows_finished, 100, "{fc}");
