@@ -2,10 +2,10 @@
 
 Output files (the command-line contract, see docs/outputs.md):
 ``flows.parquet``, ``queries.parquet`` (workloads with queries), ``ports.parquet``,
-``summary.json`` and the fully resolved ``scenario.toml``. They are written into a
-temporary sibling of the output directory, which then takes the directory's place: a
-run's outputs appear whole or not at all, and none of an earlier run's files survive
-beside them.
+``timeseries.parquet`` (with ``run.timeseries_interval``), ``summary.json`` and the fully
+resolved ``scenario.toml``. They are written into a temporary sibling of the output
+directory, which then takes the directory's place: a run's outputs appear whole or not at
+all, and none of an earlier run's files survive beside them.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ FLOW_COLUMNS = [c["name"] for c in SCHEMAS["flows"]]
 _NUMPY = {"u64": np.uint64, "u32": np.uint32, "u8": np.uint8, "f64": np.float64,
           "bool": np.bool_}
 # Every file a run may write. A directory holding anything else is not replaced.
-OUTPUT_FILES = ("flows.parquet", "queries.parquet", "ports.parquet", "summary.json",
-                "scenario.toml")
+OUTPUT_FILES = ("flows.parquet", "queries.parquet", "ports.parquet", "timeseries.parquet",
+                "summary.json", "scenario.toml")
 
 
 def table(name: str, cols: dict[str, np.ndarray]) -> pa.Table:
@@ -102,6 +102,11 @@ class RunResult:
     @property
     def ports(self) -> pa.Table:
         return pq.read_table(self.out / "ports.parquet")
+
+    @property
+    def timeseries(self) -> pa.Table | None:
+        p = self.out / "timeseries.parquet"
+        return pq.read_table(p) if p.exists() else None
 
 
 def read_text(path: str | os.PathLike[str], key: str) -> str:
@@ -244,6 +249,7 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
     flows_path = out / "flows.parquet"
     writer: pq.ParquetWriter | None = None
     query_parts: list[dict[str, np.ndarray]] = []
+    series_parts: list[dict[str, np.ndarray]] = []
     fcts: list[np.ndarray] = []
     # The rates in the summary are the event loop's: `sim_wall_s` sums the time inside
     # `step`, not the Parquet writing between steps (whose first use imports pandas
@@ -266,6 +272,10 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
             q = sim.take_queries()
             if len(q["query_id"]):
                 query_parts.append(q)
+            if sim.has_timeseries:
+                s = sim.take_timeseries()
+                if len(s["time_ps"]):
+                    series_parts.append(s)
             bar.update(sim.now_ps, sim.active_flows)
             if done:
                 break
@@ -281,6 +291,11 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
                                      for c in query_parts[0]})
                    if query_parts else empty_table("queries"))
         pq.write_table(queries, out / "queries.parquet")
+    if sim.has_timeseries:
+        series = (table("timeseries", {c: np.concatenate([p[c] for p in series_parts])
+                                       for c in series_parts[0]})
+                  if series_parts else empty_table("timeseries"))
+        pq.write_table(series, out / "timeseries.parquet")
     ports = sim.ports()
     pq.write_table(table("ports", ports), out / "ports.parquet")
     counters = sim.counters()

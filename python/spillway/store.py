@@ -7,7 +7,7 @@ Tables and views in the catalog:
   point's summary.json (``events``, ``packet_hops``, ``drops``, ``timeouts``,
   ``retransmits``, ``flows_finished``, ``flows_unfinished``, ``fct_p50_ps``,
   ``fct_p99_ps``, ``fct_p999_ps``, ``qct_p50_ps``, ``qct_p99_ps``).
-- ``flows``, ``queries``, ``ports``: the points' Parquet files, each row tagged with
+- ``flows``, ``queries``, ``ports``, ``timeseries``: the points' Parquet files, each row tagged with
   its point's ``hash`` and axis columns, so one query spans the whole sweep::
 
       spillway query DIR "SELECT senders, rto_min, avg(size_bytes*8e12/qct_ps) AS goodput
@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 
 from spillway.errors import UsageError
 
-VIEWS = ("flows", "queries", "ports")
+VIEWS = ("flows", "queries", "ports", "timeseries")
 MANIFEST = "manifest.json"
 # Files every finished point holds (queries.parquet too when its summary has queries).
 REQUIRED = ("scenario.toml", "flows.parquet", "ports.parquet", "summary.json", "point.json")
@@ -246,6 +246,10 @@ class Results:
 
     def ports(self) -> pd.DataFrame:
         return self.sql("SELECT * FROM ports")
+
+    def timeseries(self) -> pd.DataFrame:
+        """The points' samples (``run.timeseries_interval``), if any point took them."""
+        return self.sql("SELECT * FROM timeseries")
 
     def close(self) -> None:
         self.con.close()

@@ -11,6 +11,7 @@ use spillway_core::output::counters::Counters;
 use spillway_core::output::flows::FlowRecords;
 use spillway_core::output::ports::PortRecords;
 use spillway_core::output::queries::QueryRecords;
+use spillway_core::output::timeseries::TimeseriesRecords;
 use spillway_core::output::{ColumnDef, ColumnRef, Null};
 use std::path::Path;
 
@@ -106,6 +107,7 @@ fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("flows", schema_list(py, FlowRecords::SCHEMA)?)?;
     d.set_item("queries", schema_list(py, QueryRecords::SCHEMA)?)?;
     d.set_item("ports", schema_list(py, PortRecords::SCHEMA)?)?;
+    d.set_item("timeseries", schema_list(py, TimeseriesRecords::SCHEMA)?)?;
     let counters: Vec<(&str, String)> = Counters::SCHEMA
         .iter()
         .map(|&(name, doc)| (name, tidy(doc)))
@@ -272,6 +274,18 @@ impl Simulation {
     /// Per-port statistics, as NumPy columns.
     fn ports<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = self.sim.port_records();
+        columns_dict(py, r.columns())
+    }
+
+    /// `run.timeseries_interval` is set: the run writes timeseries.parquet.
+    #[getter]
+    fn has_timeseries(&self) -> bool {
+        self.sim.has_timeseries()
+    }
+
+    /// Samples of the network's state taken since the last call, as NumPy columns.
+    fn take_timeseries<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.sim.take_timeseries();
         columns_dict(py, r.columns())
     }
 

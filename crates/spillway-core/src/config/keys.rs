@@ -230,65 +230,69 @@ pub const KEYS: &[KeyDef] = &[
          "Generic receive offload (Linux's default since 2.6.29), with `rx_coalesce`: within one interrupt's batch, a data segment that continues the previous one of its flow in sequence joins it (up to 64 KB), and the transport acknowledges the merged segment once, so an in-order stream gets one ACK per batch and an out-of-order one about one per contiguous run. Segments marked CE, retransmissions, duplicates and payload-cut segments are never merged. `false`: one ACK per segment."),
     key!("host.proc_time", Ty::Time, "0us", &[],
         "Processing time per received packet; `0us` turns the server model off. FastLane uses 5us with 16 in parallel."),
-    key!("transport.kind", Ty::Choice(&["tcp", "cubic", "dctcp", "pfabric"]), "tcp", &[],
+    key!("transport.kind", Ty::Choice(&["tcp", "cubic", "dctcp", "pfabric", "turbo"]), "tcp", &[],
         "Transport: `tcp` = NewReno with SACK (RFC 6582, 2018, 6675); `cubic` = the same TCP with CUBIC's \
          window (RFC 8312 with Linux 2.6.38's constants: cut to 0.7, C = 0.4, fast convergence, TCP \
          friendliness; no HyStart), Linux's default congestion control and the CP testbed's; `dctcp` = TCP whose window follows the \
          fraction of ECN-marked bytes (RFC 8257; needs `switch.ecn`); `pfabric` = pFabric's minimal rate control \
-         (initial window one BDP, fixed small timeout, no fast retransmit, slow start after a timeout, probe mode)."),
+         (initial window one BDP, fixed small timeout, no fast retransmit, slow start after a timeout, probe mode); \
+         `turbo` = Turbo (Turbo §4): no rate control, every flow sends whenever its NIC takes a packet, priority = \
+         bytes neither acknowledged nor SACKed, loss found by timeouts alone (`rto_min`, fixed), ACKs of 40 B at the \
+         top priority; needs `switch.queue = \"pfabric\"`. A host's NIC holds one packet per flow and serves the \
+         best (the paper lets each flow send at line rate on its own)."),
     key!("transport.dctcp_g", Ty::Float, "0.0625", &["dctcp"],
         "DCTCP's gain g for the marked-fraction estimate α ← (1 − g)·α + g·F (DCTCP, CP §6: 1/16)."),
-    key!("transport.cp", Ty::Bool, "true", &[],
+    key!("transport.cp", Ty::Bool, "true", &["tcp", "cubic", "dctcp", "pfabric"],
         "CP-capable (CP §4.1): data is sent CP-enabled, so a `cut_payload` switch cuts it instead of dropping it, \
          and the receiver answers a payload-cut packet at once with a PACK naming the lost bytes. `false`: normal \
          packets, dropped as on a plain switch."),
     key!("transport.mss", Ty::Int, "1460", &[], "Payload bytes per full segment (at most 9000: jumbo frames)."),
     key!("transport.header_bytes", Ty::Int, "40", &[], "TCP/IP header bytes per packet (20 IP + 20 TCP)."),
-    key!("transport.init_cwnd", Ty::Int, "10", &[],
+    key!("transport.init_cwnd", Ty::Int, "10", &["tcp", "cubic", "dctcp", "pfabric"],
         "Initial congestion window, in segments. `pfabric` defaults to one BDP of the longest path (base RTT x host link rate, \
          in full-size packets on the wire, rounded up)."),
     key!("transport.max_cwnd", Ty::IntOrOff, "off", &["pfabric"],
         "Largest congestion window, in segments. `pfabric` defaults to twice `init_cwnd` (2 x BDP, Turbo §5)."),
-    key!("transport.rwnd", Ty::Size, "1MB", &[], "Receive window: the most unacknowledged bytes a sender may have out."),
-    key!("transport.cwnd_increase", Ty::Choice(&["bytes", "acks"]), "bytes", &[],
+    key!("transport.rwnd", Ty::Size, "1MB", &["tcp", "cubic", "dctcp", "pfabric"], "Receive window: the most unacknowledged bytes a sender may have out."),
+    key!("transport.cwnd_increase", Ty::Choice(&["bytes", "acks"]), "bytes", &["tcp", "cubic", "dctcp", "pfabric"],
         "What the window grows by outside recovery. `bytes`: by the bytes each ACK newly acknowledges, \
          one MSS per window's worth in congestion avoidance (RFC 5681 byte counting, RFC 3465 with L = 1). \
          `acks`: by one MSS's worth per ACK that advances the cumulative ACK, however much it acknowledges \
          (Linux 2.6's per-ACK counting, the CP testbed's kernel): a cumulative jump over data that arrived \
          out of order counts once."),
-    key!("transport.cwnd_limited", Ty::Bool, "false", &[],
+    key!("transport.cwnd_limited", Ty::Bool, "false", &["tcp", "cubic", "dctcp", "pfabric"],
         "Grow the window only while it limits the sender, as Linux does (tcp_is_cwnd_limited, 2.6.38): when the data \
          in flight before an ACK left at most 3 segments of the window unused (or, with `tso_defer`, less than a third \
          of it and under 64 KB). `false`: every ACK outside recovery grows it (RFC 5681), so a sender held back by \
          `rwnd` or its NIC keeps growing a window it does not use."),
-    key!("transport.ssthresh_from", Ty::Choice(&["flight", "cwnd"]), "flight", &[],
+    key!("transport.ssthresh_from", Ty::Choice(&["flight", "cwnd"]), "flight", &["tcp", "cubic", "dctcp", "pfabric"],
         "What a loss, a timeout or an ECN echo halves to set ssthresh (`cubic` keeps 0.7 of it). \
          `flight`: the data outstanding, snd.nxt - snd.una (RFC 5681's FlightSize, RFC 6675), but never \
          more than cwnd (RFC 5681 §3.2 leaves out data sent beyond the window on duplicate ACKs, and \
          SACKed data could otherwise make a cut raise the window). `cwnd`: the congestion window (Linux's \
          tcp_reno_ssthresh). They differ when the sender is not window-limited (held back by the receive \
          window or the application)."),
-    key!("transport.rto_min", Ty::Time, "1ms", &[], "Lower bound of the retransmission timeout (RFC 6298)."),
-    key!("transport.rto_init", Ty::Time, "", &[], "Timeout before the first RTT sample; defaults to `rto_min`."),
-    key!("transport.rto_max", Ty::Time, "60s", &[], "Upper bound of the backed-off timeout."),
-    key!("transport.dupack_threshold", Ty::IntOrOff, "3", &[],
+    key!("transport.rto_min", Ty::Time, "1ms", &[], "Lower bound of the retransmission timeout (RFC 6298); pFabric's and Turbo's fixed timeout."),
+    key!("transport.rto_init", Ty::Time, "", &["tcp", "cubic", "dctcp", "pfabric"], "Timeout before the first RTT sample; defaults to `rto_min`."),
+    key!("transport.rto_max", Ty::Time, "60s", &["tcp", "cubic", "dctcp", "pfabric"], "Upper bound of the backed-off timeout."),
+    key!("transport.dupack_threshold", Ty::IntOrOff, "3", &["tcp", "cubic", "dctcp", "pfabric"],
         "Duplicate ACKs (or SACKed segments above a hole) that trigger fast retransmit; `off` leaves loss to the timeout (multipath). With `switch.forwarding = \"alb\"` the default is `off` (DeTail §4.2)."),
-    key!("transport.delayed_ack", Ty::TimeOrOff, "off", &[],
+    key!("transport.delayed_ack", Ty::TimeOrOff, "off", &["tcp", "cubic", "dctcp", "pfabric"],
         "Delayed ACK: acknowledge every second full segment or after this time; `off` acknowledges every segment."),
-    key!("transport.max_reordering", Ty::IntOrOff, "off", &[],
+    key!("transport.max_reordering", Ty::IntOrOff, "off", &["tcp", "cubic", "dctcp", "pfabric"],
          "Linux's reordering adaptation (tcp_update_reordering): when a segment never retransmitted is acknowledged or SACKed below the highest SACKed one, the duplicate-ACK threshold rises to that distance in segments, up to this bound (Linux 2.6.38, the CP testbed's kernel: 127). `off`: the threshold stays `dupack_threshold`."),
-    key!("transport.tso_defer", Ty::TimeOrOff, "off", &[],
+    key!("transport.tso_defer", Ty::TimeOrOff, "off", &["tcp", "cubic", "dctcp", "pfabric"],
          "Linux's TSO deferral (tcp_tso_should_defer, Linux 2.6.38 with a segmentation-offloading NIC): while nothing is SACKed, lost or being retransmitted, new data waits until a third of min(cwnd, rwnd), or 64 KB, or all that is left can go at once, so it leaves in bursts; a deferral ends early when the previous one is this long ago (Linux: two jiffies, 1-2 ms at HZ = 1000; this value exactly). A burst decided on goes whole even when the host's NIC budget splits it over several sends; also no deferral while a window reduction for ECN or a local NIC drop is in progress (Linux's CWR state). `off`: a segment goes whenever the window opens."),
-    key!("transport.undo", Ty::Bool, "false", &[],
+    key!("transport.undo", Ty::Bool, "false", &["tcp", "cubic", "dctcp", "pfabric"],
          "Linux's undo of a spurious fast retransmit (2.6.38: tcp_try_undo_partial, tcp_try_undo_recovery; TCP timestamps and D-SACK on, as on the CP testbed): when new data is acknowledged by an ACK whose echoed send time is older than the recovery's first retransmission, the original arrived late, so the window goes back to what it was before the cut (Linux: twice the halved ssthresh), and the reordering this shows counts toward `max_reordering`; when the recovery ends with every retransmission reported duplicate (D-SACK) or so shown, ssthresh goes back to its value before (at least 3/4 of the window then) and the window to at most that. `false`: a reduction stands."),
-    key!("transport.lost_retransmit", Ty::Bool, "true", &[],
+    key!("transport.lost_retransmit", Ty::Bool, "true", &["tcp", "cubic", "dctcp", "pfabric"],
         "Resend a retransmission as soon as data sent after it is SACKed (`dupack_threshold` \
          transmissions later), as Linux does (tcp_mark_lost_retrans, RACK); `false`: RFC 6675 alone, \
          where a lost retransmission waits for the timeout."),
-    key!("transport.ecn", Ty::Bool, "true", &[],
+    key!("transport.ecn", Ty::Bool, "true", &["tcp", "cubic", "dctcp", "pfabric"],
         "ECN-capable: data is sent ECT and the window halves at most once per window on an ECN echo or a Source \
          Quench (RFC 3168), never retransmitting for it."),
-    key!("transport.ooo_option", Ty::Bool, "false", &[],
+    key!("transport.ooo_option", Ty::Bool, "false", &["tcp", "cubic", "dctcp", "pfabric"],
         "FastLane multipath option (§3.4.1): ACKs carry the out-of-order bytes above the cumulative ACK and the \
          sender inflates its window by them (new ACK: the value; duplicate: the max of it and the current inflation)."),
     key!("transport.priority", Ty::Choice(&["remaining", "flow_size"]), "remaining", &["pfabric"],
@@ -297,10 +301,29 @@ pub const KEYS: &[KeyDef] = &[
     key!("transport.probe_after", Ty::IntOrOff, "5", &["pfabric"],
         "pFabric probe mode: after this many consecutive timeouts, send a header-only probe and resend only once it \
          is answered."),
-    key!("transport.rearm_rto", Ty::Bool, "false", &[],
+    key!("transport.rearm_rto", Ty::Bool, "false", &["tcp", "cubic", "dctcp", "pfabric"],
         "Restart the retransmission timer whenever the first unacknowledged segment is retransmitted, as Linux does \
          (tcp_xmit_retransmit_queue), so a head resent again and again in recovery is not also timed out; `false`: \
          RFC 6298 alone, the timer restarts only when new data is acknowledged. The CP testbed (Linux) runs `true`."),
+    key!("transport.turbo_variant", Ty::Choice(&["t1", "t2", "t3", "t4"]), "t1", &["turbo"],
+        "Turbo's design option (Turbo §4.2), a preset of the three keys below: `t1` = simple timeouts (one timer \
+         per flow) with cliff inflation; `t2` = simple timeouts, stop on a timeout; `t3` = per-packet timeouts with \
+         cliff inflation, a probe at every expiry; `t4` = `t3` with probes at least one timeout apart."),
+    key!("transport.turbo_timeouts", Ty::Choice(&["flow", "packet"]), "", &["turbo"],
+        "`flow` (T1, T2): one timer per flow, restarted by each new cumulative ACK; when it fires, everything not \
+         SACKed from the first hole goes again. `packet` (T3, T4): a deadline per packet sent; only the packets \
+         whose deadline passes go again (before new data). Default: from `turbo_variant`."),
+    key!("transport.turbo_on_timeout", Ty::Choice(&["inflate", "stop"]), "", &["turbo"],
+        "`inflate` (T1, T3, T4): cliff inflation, the flow's later packets carry 2^62 + its remaining size, below \
+         every uninflated packet, and a probe goes at its true priority. `stop` (T2): no data until a probe (one \
+         every timeout) is echoed or an ACK brings news, then everything not SACKed from the first hole goes again \
+         at the true priority. Default: from `turbo_variant`."),
+    key!("transport.turbo_probe_spacing", Ty::Choice(&["none", "rto"]), "", &["turbo"],
+        "`rto` (T4): a timeout sends a probe only if the last went at least one timeout ago; `none`: every \
+         timeout that inflates sends one. Default: from `turbo_variant`."),
+    key!("transport.turbo_ack_deflates", Ty::Bool, "true", &["turbo"],
+        "A new cumulative ACK ends the inflation, as a probe's echo does (the path delivers the flow's data); \
+         `false`: only a probe's echo ends it."),
     key!("transport.data_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of data packets."),
     key!("transport.ack_class", Ty::Int, "0", &[], "Priority class (0 highest .. 7) of ACKs."),
     key!("workload.kind", Ty::Choice(&["incast", "poisson", "request_response", "partition_aggregate", "short_long", "sequential", "trace"]), "incast", &[],
@@ -379,6 +402,9 @@ pub const KEYS: &[KeyDef] = &[
     key!("run.seed", Ty::Int, "1", &[], "Run seed; each component draws from its own stream derived from (seed, component)."),
     key!("run.duration", Ty::TimeOrOff, "off", &[], "Simulated time limit; `off` runs until every flow has finished."),
     key!("run.max_events", Ty::IntOrOff, "off", &[], "Event limit, a safety net for runaway scenarios."),
+    key!("run.timeseries_interval", Ty::TimeOrOff, "off", &[],
+        "Sample the network's state every interval into timeseries.parquet: active flows and their outstanding bytes \
+         (Turbo §3's starvation figures). `off`: no timeseries."),
 ];
 
 /// Defaults that depend on a section's kind (presets).
@@ -409,6 +435,8 @@ pub(super) const KIND_DEFAULTS: &[(&str, &str, &str)] = &[
     // pFabric (FastLane §5: 250 us timeouts; pFabric §4.3: no fast retransmit).
     ("pfabric", "transport.rto_min", "250us"),
     ("pfabric", "transport.dupack_threshold", "off"),
+    // Turbo §5.2: a 9.5 us timeout on pFabric's topology.
+    ("turbo", "transport.rto_min", "9500ns"),
 ];
 
 pub(super) fn keydef(path: &str) -> &'static KeyDef {

@@ -25,7 +25,9 @@ pub use workload::parse_trace_csv;
 use crate::fabric::routes::RouteSpec;
 use crate::fabric::topology::{Shape, TopologySpec};
 use crate::host::HostConfig;
+use crate::switch::config::QueueKind;
 use crate::switch::forwarding::Forwarding;
+use crate::switch::overflow::Overflow;
 use crate::switch::{SwitchConfig, SwitchKind};
 use crate::workload::spec::{BackgroundSpec, WorkloadSpec};
 
@@ -98,8 +100,14 @@ impl Scenario {
                 topology.framing_bytes,
             ) as u64;
         }
-        let tcp = transport.tcp();
-        if matches!(tcp.cc, CcKind::Dctcp { .. }) {
+        if let TransportConfig::Turbo(_) = &transport {
+            check_turbo(&r, &switch)?;
+        }
+        let ecn_capable = transport.tcp().is_some_and(|t| t.ecn);
+        if let Some(tcp) = transport
+            .tcp()
+            .filter(|t| matches!(t.cc, CcKind::Dctcp { .. }))
+        {
             if switch.codel.is_none() && switch.ecn_threshold.is_none() {
                 return Err(r.err(
                     "transport.kind",
@@ -110,7 +118,7 @@ impl Scenario {
                 return Err(r.err("transport.ecn", "dctcp is ECN-capable by definition"));
             }
         }
-        if !tcp.ecn && (switch.codel.is_some() || switch.ecn_threshold.is_some()) {
+        if !ecn_capable && (switch.codel.is_some() || switch.ecn_threshold.is_some()) {
             // Non-ECT packets are never marked, and a quench is answered like an echo.
             return Err(r.err(
                 "transport.ecn",
@@ -162,6 +170,24 @@ impl Scenario {
 
 /// Every buffer must hold one full-size frame, or the packets that need it could never
 /// leave (a NIC that cannot hold one resends it forever).
+/// Turbo needs priority queues and does nothing with marks, notifications, quenches or
+/// cut payloads.
+fn check_turbo(r: &Reader, switch: &SwitchConfig) -> Result<(), ScenarioError> {
+    if switch.queue != QueueKind::PFabric {
+        return Err(r.err(
+            "switch.queue",
+            "Turbo needs priority queues (Turbo §4: FIFO queues are unusable for it): set switch.queue = \"pfabric\"",
+        ));
+    }
+    if switch.overflow != Overflow::Drop {
+        return Err(r.err(
+            "switch.overflow",
+            "Turbo learns of loss by timeouts alone (Turbo §4(2)): set switch.overflow = \"drop\"",
+        ));
+    }
+    Ok(())
+}
+
 fn check_buffers(
     r: &Reader,
     t: &TopologySpec,
@@ -236,7 +262,10 @@ mod tests {
         let s = parse("").unwrap();
         assert_eq!(s.topology.link_rate, 10_000_000_000);
         assert_eq!(s.switch.buffer, 131_072);
-        assert_eq!(s.transport.tcp().rto_init, s.transport.tcp().rto_min);
+        assert_eq!(
+            s.transport.tcp().unwrap().rto_init,
+            s.transport.tcp().unwrap().rto_min
+        );
         assert!(s.resolved.contains("[topology]"));
         // The resolved text parses back to the same scenario.
         let again = parse(&s.resolved).unwrap();
@@ -306,8 +335,11 @@ mod tests {
     fn pfabric_bdp_is_counted_in_packets_on_the_wire() {
         let s =
             parse("[topology]\nkind = \"pfabric144\"\n[transport]\nkind = \"pfabric\"").unwrap();
-        assert_eq!(s.transport.tcp().init_cwnd, 4);
-        assert_eq!(s.transport.tcp().cc, CcKind::PFabric { max_cwnd: 8 * 1460 });
+        assert_eq!(s.transport.tcp().unwrap().init_cwnd, 4);
+        assert_eq!(
+            s.transport.tcp().unwrap().cc,
+            CcKind::PFabric { max_cwnd: 8 * 1460 }
+        );
     }
 
     /// Only pFabric's window is capped: elsewhere the key did nothing, silently.

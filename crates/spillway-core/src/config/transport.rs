@@ -7,6 +7,7 @@ use crate::packet::wire::wire_bytes;
 use crate::transport::cc::kinds::CcKind;
 use crate::transport::tcp::config::{PriorityMode, TcpConfig};
 use crate::transport::tcp::fastlane::NotifyMode;
+use crate::transport::turbo::{OnTimeout, TurboConfig};
 use crate::transport::TransportConfig;
 use crate::units;
 use toml::Value;
@@ -54,6 +55,9 @@ pub(super) fn read_transport(
     let rto_min = r.time("transport.rto_min")?;
     if rto_min == 0 {
         return Err(r.err("transport.rto_min", "must be positive"));
+    }
+    if kind == "turbo" {
+        return read_turbo(r, mss, rto_min);
     }
     let rto_init = r.opt_time_derived("transport.rto_init")?.unwrap_or(rto_min);
     r.record(
@@ -163,5 +167,43 @@ pub(super) fn read_transport(
         } else {
             NotifyMode::Tcp
         },
+    }))
+}
+
+/// `[transport]` with `kind = "turbo"`: the variant's preset, then the keys that override
+/// it.
+fn read_turbo(r: &mut Reader, mss: u32, rto: u64) -> Result<TransportConfig, ScenarioError> {
+    // (timeouts, on_timeout, probe_spacing) of T1..T4 (Turbo §4.2).
+    let preset = match r.choice("transport.turbo_variant")? {
+        "t1" => ("flow", "inflate", "none"),
+        "t2" => ("flow", "stop", "none"),
+        "t3" => ("packet", "inflate", "none"),
+        _ => ("packet", "inflate", "rto"),
+    };
+    let mut pick =
+        |path: &'static str, preset: &'static str| -> Result<&'static str, ScenarioError> {
+            if r.raw(path).is_some() {
+                r.choice(path)
+            } else {
+                r.record(path, Value::String(preset.into()));
+                Ok(preset)
+            }
+        };
+    let per_packet = pick("transport.turbo_timeouts", preset.0)? == "packet";
+    let on_timeout = match pick("transport.turbo_on_timeout", preset.1)? {
+        "stop" => OnTimeout::Stop,
+        _ => OnTimeout::Inflate,
+    };
+    let probe_spacing = pick("transport.turbo_probe_spacing", preset.2)? == "rto";
+    Ok(TransportConfig::Turbo(TurboConfig {
+        mss,
+        header_bytes: r.uint("transport.header_bytes", 0, 1000)? as u32,
+        rto,
+        per_packet,
+        on_timeout,
+        probe_spacing,
+        ack_deflates: r.bool("transport.turbo_ack_deflates")?,
+        data_class: r.uint("transport.data_class", 0, 7)? as u8,
+        ack_class: r.uint("transport.ack_class", 0, 7)? as u8,
     }))
 }

@@ -6,7 +6,7 @@ use super::event::Ev;
 use super::queue::EventQueue;
 use crate::fabric::Fabric;
 use crate::output::counters::Counters;
-use crate::packet::Arena;
+use crate::packet::{Arena, PktKind, BLOCKED};
 use crate::switch::forwarding::Forwarder;
 use crate::units::Ps;
 
@@ -79,10 +79,22 @@ impl Ctx {
         self.queue.push(time, ev);
     }
 
-    /// A data packet or probe of flow `id` (in slot `slot`) was dropped in the network.
+    /// Packet `pkt` was dropped in the network (its port counted the drop): a data
+    /// packet's or probe's flow hears of it, and a data packet's bytes are dead (Turbo
+    /// §4.1: they consumed the links that brought them here), a zombie's if it had held
+    /// up another flow's packet on the way.
     #[inline]
-    pub fn report_flow_drop(&mut self, slot: u32, id: u64) {
-        self.flow_drops.push((slot, id));
+    pub fn report_network_drop(&mut self, pkt: u32) {
+        let p = self.pkts.get(pkt);
+        if matches!(p.kind, PktKind::Data | PktKind::Probe) {
+            self.flow_drops.push((p.flow_slot, p.flow_id));
+        }
+        if p.kind == PktKind::Data {
+            let c = &mut self.counters;
+            c.dropped_data_bytes += if p.ppl { 0 } else { p.len as u64 };
+            c.dropped_data_wire_bytes += self.pkts.hot(pkt).wire as u64;
+            c.zombie_packets += (p.journey & BLOCKED != 0) as u64;
+        }
     }
 
     /// The drops reported and not yet counted.

@@ -50,6 +50,8 @@ pub enum Ev {
     PauseTakes { node: u32, port: u32, pkt: u32 },
     /// With flow control: time to look for a deadlock (a cycle of paused ports).
     DeadlockCheck,
+    /// `run.timeseries_interval`: the network's state is sampled.
+    Sample,
 }
 
 // The event queue's nodes hold time, event and link: 8 + 16 + 4 (+ 4) = 32 bytes

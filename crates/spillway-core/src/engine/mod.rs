@@ -17,6 +17,7 @@ use crate::host::Hosts;
 use crate::output::counters::Counters;
 use crate::output::flows::FlowRecords;
 use crate::output::ports::PortRecords;
+use crate::output::timeseries::TimeseriesRecords;
 use crate::rng::{component, Rng};
 use crate::switch::deadlock;
 use crate::switch::flow_control::FlowControl;
@@ -69,6 +70,9 @@ pub struct Sim {
     /// With flow control, `switch.deadlock_after`: how often to look for a deadlock and
     /// how long its ports must have been paused.
     deadlock_after: Option<Ps>,
+    /// `run.timeseries_interval`, and the samples taken.
+    sample_every: Option<Ps>,
+    timeseries: TimeseriesRecords,
 }
 
 impl Sim {
@@ -118,6 +122,9 @@ impl Sim {
             hosts.obey_pauses();
         }
         hosts.start(&mut cx);
+        if let Some(t) = sc.run.timeseries {
+            cx.push(t, Ev::Sample);
+        }
         Ok(Sim {
             cx,
             hosts,
@@ -126,6 +133,8 @@ impl Sim {
             event_limit: sc.run.max_events.unwrap_or(u64::MAX),
             ended: false,
             deadlock_after,
+            sample_every: sc.run.timeseries,
+            timeseries: TimeseriesRecords::default(),
         })
     }
 
@@ -179,7 +188,7 @@ impl Sim {
                 };
                 break;
             };
-            if matches!(ev, Ev::DeadlockCheck) && self.cx.queue().is_empty() {
+            if matches!(ev, Ev::DeadlockCheck | Ev::Sample) && self.cx.queue().is_empty() {
                 // Nothing else is left to happen: the check does not move the clock.
                 continue;
             }
@@ -255,7 +264,34 @@ impl Sim {
                 }
             }
             Ev::DeadlockCheck => self.check_deadlock(time),
+            Ev::Sample => self.sample(time),
         }
+    }
+
+    /// `run.timeseries_interval`: a row of timeseries.parquet, and the next sample while
+    /// anything else is still to happen.
+    #[inline(never)]
+    fn sample(&mut self, now: Ps) {
+        let t = &mut self.timeseries;
+        t.time_ps.push(now);
+        t.active_flows.push(self.hosts.active_flows());
+        t.outstanding_bytes.push(self.hosts.outstanding_bytes());
+        t.flows_started.push(self.cx.counters.flows_started);
+        t.drops.push(self.cx.counters.drops);
+        if !self.cx.queue().is_empty() {
+            let every = self.sample_every.expect("samples only with an interval");
+            self.cx.push(now + every, Ev::Sample);
+        }
+    }
+
+    /// The samples taken since the last call.
+    pub fn take_timeseries(&mut self) -> TimeseriesRecords {
+        std::mem::take(&mut self.timeseries)
+    }
+
+    /// `run.timeseries_interval` is set: the run writes timeseries.parquet.
+    pub fn has_timeseries(&self) -> bool {
+        self.sample_every.is_some()
     }
 
     /// Looks for a cycle of ports paused since the last check; stops the run on one,
@@ -345,7 +381,10 @@ impl Sim {
 
     /// The sender of a live flow, for tests.
     pub fn sender_of(&self, flow_id: u64) -> Option<&TcpSender<Cc>> {
-        self.hosts.connection(flow_id).map(|c| c.tcp().sender())
+        self.hosts
+            .connection(flow_id)
+            .and_then(|c| c.tcp())
+            .map(|c| c.sender())
     }
 
     pub fn live_packets(&self) -> usize {

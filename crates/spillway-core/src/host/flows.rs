@@ -33,6 +33,8 @@ pub(super) struct Flow {
     pub(super) nic_blocked: bool,
     /// Drop notifications received by either end (FastLane).
     pub(super) notified: u32,
+    /// Probes its sender sent.
+    pub(super) probes: u32,
     pub(super) conn: Transport,
 }
 
@@ -96,6 +98,11 @@ impl FlowTable {
         self.slots.iter().flatten().find(|f| f.id == id)
     }
 
+    /// Over the live flows, the bytes not yet cumulatively acknowledged.
+    pub(super) fn outstanding(&self) -> u64 {
+        self.slots.iter().flatten().map(|f| f.conn.unacked()).sum()
+    }
+
     /// The occupied slots, in order.
     pub(super) fn slots(&self) -> Vec<u32> {
         (0..self.slots.len() as u32)
@@ -142,6 +149,9 @@ impl FlowTable {
         r.timeouts.push(st.timeouts);
         r.drops.push(f.drops);
         r.notifications.push(f.notified);
+        r.probes.push(f.probes);
+        r.inflations.push(st.inflations);
+        r.duplicate_bytes.push(st.duplicate_bytes);
         c.notifications_stale += st.notifications_stale as u64;
         c.packs += st.packs as u64;
         c.undos += st.undos as u64;

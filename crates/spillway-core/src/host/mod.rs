@@ -19,6 +19,7 @@ pub mod transmit;
 use crate::engine::context::Ctx;
 use crate::engine::context::StopReason;
 use crate::output::flows::FlowRecords;
+use crate::packet::IN_NETWORK;
 use crate::switch::port::PortReport;
 use crate::transport::connection::Segment;
 use crate::transport::{Transport, TransportConfig};
@@ -90,7 +91,8 @@ impl Hosts {
             seed,
             nic_limit: cfg
                 .nic_flow_limit
-                .map_or(u32::MAX, |v| v.min(u32::MAX as u64) as u32),
+                .map_or(u32::MAX, |v| v.min(u32::MAX as u64) as u32)
+                .min(transport.nic_segments().unwrap_or(u32::MAX)),
             nic_drop_local: cfg.nic_drop_local,
             priorities: cfg.priorities,
             nic_blocked: if cfg.nic_drop_local {
@@ -166,10 +168,27 @@ impl Hosts {
             self.record(cx, slot);
         }
         cx.counters.queries_unfinished = self.apps.open_queries();
+        // Data still on its way when the run stopped is not dead: counted apart.
+        let (mut bytes, mut wire) = (0, 0);
+        for (i, p) in cx.pkts.live_packets() {
+            if p.journey & IN_NETWORK != 0 {
+                bytes += if p.ppl { 0 } else { p.len as u64 };
+                wire += cx.pkts.hot(i).wire as u64;
+            }
+        }
+        let c = &mut cx.counters;
+        c.in_flight_data_bytes = bytes;
+        c.dead_bytes = c.host_sent_data_bytes - c.host_received_data_bytes - bytes;
+        c.dead_wire_bytes = c.host_sent_data_wire_bytes - c.host_received_data_wire_bytes - wire;
     }
 
     pub fn count(&self) -> u32 {
         self.count
+    }
+
+    /// Over the active flows, the bytes not yet cumulatively acknowledged.
+    pub fn outstanding_bytes(&self) -> u64 {
+        self.flows.outstanding()
     }
 
     pub fn active_flows(&self) -> u64 {

@@ -71,7 +71,7 @@ impl Nic {
             if p.enqueue(cx.now, pkt, &mut cx.pkts.hot, 0) {
                 return p.queued(cx, host, 0);
             }
-            p.count_drop(cx, DropReason::Full);
+            p.count_drop(cx, DropReason::Full, pkt);
             dropped.push(pkt);
             return None;
         }

@@ -8,7 +8,7 @@ use super::agent::Agent;
 use super::Hosts;
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
-use crate::packet::{Packet, PktKind};
+use crate::packet::{Packet, PktKind, IN_NETWORK};
 use crate::transport::connection::{AckInfo, Data, Handled, Input};
 use crate::units::Ps;
 
@@ -67,6 +67,9 @@ impl Hosts {
     #[inline(always)]
     pub fn on_arrive(&mut self, cx: &mut Ctx, host: u32, pkt: u32) {
         let kind = cx.pkts.hot(pkt).kind;
+        if kind == PktKind::Data {
+            self.count_received(cx, pkt);
+        }
         if kind == PktKind::Pause {
             self.pause_arrived(cx, host, pkt);
         } else if let Some(&agent) = Agent::for_kind(kind, &self.agents) {
@@ -81,6 +84,17 @@ impl Hosts {
         } else {
             self.on_host_rx(cx, host, pkt);
         }
+    }
+
+    /// Turbo §5.2's dead-packet count: what hosts receive of the data they sent.
+    #[inline(always)]
+    fn count_received(&self, cx: &mut Ctx, pkt: u32) {
+        let p = cx.pkts.get_mut(pkt);
+        p.journey &= !IN_NETWORK;
+        let payload = if p.ppl { 0 } else { p.len as u64 };
+        let c = &mut cx.counters;
+        c.host_received_data_bytes += payload;
+        c.host_received_data_wire_bytes += cx.pkts.hot(pkt).wire as u64;
     }
 
     /// A received packet reaches `host`'s stack: delivered at once, or through the
@@ -165,6 +179,10 @@ impl Hosts {
         let slot = p.flow_slot;
         if self.flows.live_mut(slot, p.flow_id).is_none() {
             cx.counters.stale_packets += 1;
+            if p.kind == PktKind::Data && !p.ppl {
+                // Its flow had every byte already (Turbo §5.2 counts it as a duplicate).
+                cx.counters.duplicate_bytes += p.len as u64;
+            }
             return;
         }
         let now = cx.now;

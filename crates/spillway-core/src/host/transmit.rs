@@ -10,7 +10,7 @@ use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
 use crate::output::ideal::ideal_fct;
 use crate::packet::wire::wire_bytes;
-use crate::packet::{Packet, PktKind};
+use crate::packet::{Packet, PktKind, IN_NETWORK};
 use crate::rng::mix64;
 use crate::switch::port::Sent;
 use crate::transport::connection::{Input, Segment};
@@ -53,6 +53,7 @@ impl Hosts {
             in_nic: 0,
             nic_blocked: false,
             notified: 0,
+            probes: 0,
             conn: Transport::new(
                 &self.transport,
                 f.size,
@@ -98,6 +99,7 @@ impl Hosts {
         }
         let f = self.flows.get(slot);
         f.in_nic += segs.len() as u32;
+        f.probes += segs.iter().filter(|s| s.probe).count() as u32;
         let (src, dst, id, hash) = (f.src, f.dst, f.id, f.hash);
         for (i, &s) in segs.iter().enumerate() {
             let kind = if s.probe {
@@ -266,6 +268,12 @@ impl Hosts {
 
     #[inline(never)]
     fn data_left_nic(&mut self, cx: &mut Ctx, host: u32, pkt: u32) {
+        let p = cx.pkts.get_mut(pkt);
+        if p.kind == PktKind::Data {
+            p.journey |= IN_NETWORK;
+            cx.counters.host_sent_data_bytes += p.len as u64;
+            cx.counters.host_sent_data_wire_bytes += cx.pkts.hot(pkt).wire as u64;
+        }
         let p = cx.pkts.get(pkt);
         let slot = p.flow_slot;
         if let Some(f) = self.flows.live_mut(slot, p.flow_id) {

@@ -46,8 +46,36 @@ counters! {
     bytes_offered;
     /// Payload bytes receivers hold in order.
     bytes_delivered;
-    /// Payload bytes that arrived more than once.
+    /// Payload bytes that arrived more than once (data of flows already finished
+    /// included: flows.parquet's `duplicate_bytes` counts those that came while the flow
+    /// was active).
     duplicate_bytes;
+    /// Payload bytes of the data packets hosts started on their links (to their switch).
+    host_sent_data_bytes;
+    /// Payload bytes of the data packets hosts received from their links.
+    host_received_data_bytes;
+    /// Wire bytes of the data packets hosts started on their links.
+    host_sent_data_wire_bytes;
+    /// Wire bytes of the data packets hosts received.
+    host_received_data_wire_bytes;
+    /// Payload bytes of data sent by hosts and still in the network when the run
+    /// stopped (duplicates of finished flows, or a run cut short).
+    in_flight_data_bytes;
+    /// Dead packets (Turbo §4.1, §5.2): `host_sent_data_bytes -
+    /// host_received_data_bytes - in_flight_data_bytes`, payload that used links and was
+    /// dropped in the network. Turbo's dead % is this over `bytes_offered`.
+    dead_bytes;
+    /// The same in wire bytes.
+    dead_wire_bytes;
+    /// Payload bytes of data packets dropped at switches, counted as they are dropped:
+    /// equal to `dead_bytes` when nothing is in flight at the end.
+    dropped_data_bytes;
+    /// Their wire bytes.
+    dropped_data_wire_bytes;
+    /// Zombie packets (Turbo §4.1): data packets dropped at a switch that had earlier
+    /// been served ahead of another flow's packet, or taken its place, at a pFabric
+    /// queue.
+    zombie_packets;
     /// Packets of flows already finished.
     stale_packets;
     /// The most flows active at once.

@@ -48,6 +48,12 @@ records! {
         /// FastLane drop notifications received by either end of the flow (for its data,
         /// probes or ACKs).
         notifications: u32;
+        /// Probes the sender sent (pFabric's probe mode, FastLane's, Turbo's).
+        probes: u32;
+        /// Turbo: times the flow's priority was inflated after a timeout (Turbo §4.1).
+        inflations: u32;
+        /// Payload bytes of this flow that reached its receiver more than once.
+        duplicate_bytes: u64;
         /// Bytes the receiver holds in order (the size, when finished).
         delivered_bytes: u64;
     }

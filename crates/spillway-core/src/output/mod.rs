@@ -10,6 +10,7 @@ pub mod flows;
 pub mod ideal;
 pub mod ports;
 pub mod queries;
+pub mod timeseries;
 
 /// How a column says "none".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,6 +22,12 @@ records! {
         /// Packets dropped here, every reason but a notification's: `dropped_full +
         /// dropped_cut + dropped_displaced + dropped_least + dropped_ingress`.
         dropped: u64;
+        /// Wire bytes of those.
+        dropped_bytes: u64;
+        /// Packets this port started on its link (pause frames aside).
+        sent_packets: u64;
+        /// Their wire bytes.
+        sent_bytes: u64;
         /// Highest occupancy.
         max_bytes: u64;
         /// Time-averaged occupancy over the run.
@@ -121,6 +127,9 @@ impl PortRecords {
                 + d(DropReason::Least)
                 + d(DropReason::Ingress),
         );
+        self.dropped_bytes.push(r.dropped_bytes);
+        self.sent_packets.push(r.sent);
+        self.sent_bytes.push(r.sent_bytes);
         self.max_bytes.push(r.max_bytes);
         self.mean_bytes.push(r.mean_bytes);
         self.rate_bps.push(r.rate);

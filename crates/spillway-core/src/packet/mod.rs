@@ -32,6 +32,12 @@ pub enum PktKind {
     Pause,
 }
 
+/// [`Packet::journey`]: its source host has sent it and no host has received it yet.
+pub const IN_NETWORK: u8 = 1;
+/// [`Packet::journey`]: it was served ahead of another flow's packet, or took its place,
+/// at some pFabric queue on its way (Turbo §4.1: dropped later, it is a zombie).
+pub const BLOCKED: u8 = 2;
+
 #[derive(Debug, Clone)]
 pub struct Packet {
     pub flow_slot: u32,
@@ -75,6 +81,9 @@ pub struct Packet {
     pub ppl: bool,
     /// ACK: D-SACK flag (`AckInfo::dsack`).
     pub dsack: bool,
+    /// Data: what has happened to it on its way, bits [`IN_NETWORK`] and [`BLOCKED`] (one
+    /// byte, which keeps the packet at 152 bytes).
+    pub journey: u8,
     /// PACK option (CP §4.3): the lost block with its edges swapped, (right, left).
     pub pack: (u64, u64),
     /// At a combined input/output-queued switch with FIFO inputs: the output it waits
@@ -121,6 +130,7 @@ impl Packet {
             cpa: false,
             ppl: false,
             dsack: false,
+            journey: 0,
             pack: (0, 0),
             hop_egress: 0,
         }
@@ -242,6 +252,18 @@ impl Arena {
     }
     pub fn live(&self) -> usize {
         self.cold.len() - self.free.len()
+    }
+    /// Every live packet (for end-of-run accounting: this walks the whole arena).
+    pub fn live_packets(&self) -> impl Iterator<Item = (u32, &Packet)> {
+        let mut free = vec![false; self.cold.len()];
+        for &i in &self.free {
+            free[i as usize] = true;
+        }
+        self.cold
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| !free[*i])
+            .map(|(i, p)| (i as u32, p))
     }
     pub fn capacity(&self) -> usize {
         self.cold.len()

@@ -342,12 +342,8 @@ impl CioqSwitch {
     fn ingress(&mut self, cx: &mut Ctx, node: u32, pkt: u32, i: usize, o: usize, wire: u64) {
         let input = &mut self.inputs[i];
         if input.bytes + wire > input.capacity {
-            self.egress[i].count_drop(cx, DropReason::Ingress);
-            let p = cx.pkts.get(pkt);
-            if matches!(p.kind, PktKind::Data | PktKind::Probe) {
-                let (slot, id) = (p.flow_slot, p.flow_id);
-                cx.report_flow_drop(slot, id);
-            }
+            self.egress[i].count_drop(cx, DropReason::Ingress, pkt);
+            cx.report_network_drop(pkt);
             cx.pkts.free(pkt);
             return;
         }
@@ -557,12 +553,8 @@ impl CioqSwitch {
         let p = &mut self.egress[o];
         if !p.enqueue(now, pkt, &mut cx.pkts.hot, 0) {
             debug_assert!(!self.lossless, "the crossbar checked for room");
-            p.count_drop(cx, DropReason::Full);
-            let c = cx.pkts.get(pkt);
-            if matches!(c.kind, PktKind::Data | PktKind::Probe) {
-                let (slot, id) = (c.flow_slot, c.flow_id);
-                cx.report_flow_drop(slot, id);
-            }
+            p.count_drop(cx, DropReason::Full, pkt);
+            cx.report_network_drop(pkt);
             cx.pkts.free(pkt);
             return;
         }

@@ -143,7 +143,7 @@ impl OqSwitch {
                     return;
                 }
                 Some(false) => {
-                    p.count_drop(cx, DropReason::Notification);
+                    p.count_drop(cx, DropReason::Notification, pkt);
                     cx.pkts.free(pkt);
                     return;
                 }
@@ -167,7 +167,7 @@ impl OqSwitch {
                 return;
             }
             if let Err(reason) = self.overflow(cx, port, pkt) {
-                self.ports[port as usize].count_drop(cx, reason);
+                self.ports[port as usize].count_drop(cx, reason, pkt);
                 self.on_drop(cx, node, pkt, in_port);
                 return;
             }
@@ -185,7 +185,7 @@ impl OqSwitch {
             }
         } else if !p.enqueue(now, pkt, &mut cx.pkts.hot, 0) {
             if let Err(reason) = self.overflow(cx, port, pkt) {
-                self.ports[port as usize].count_drop(cx, reason);
+                self.ports[port as usize].count_drop(cx, reason, pkt);
                 self.on_drop(cx, node, pkt, in_port);
                 return;
             }
@@ -259,11 +259,8 @@ impl OqSwitch {
     /// A packet a port did not keep (or evicted), its drop already counted: its flow
     /// hears of it, and at a FastLane switch it becomes a notification for its source.
     fn on_drop(&mut self, cx: &mut Ctx, node: u32, pkt: u32, in_port: u16) {
-        let p = cx.pkts.get(pkt);
-        let (kind, slot, id) = (p.kind, p.flow_slot, p.flow_id);
-        if matches!(kind, PktKind::Data | PktKind::Probe) {
-            cx.report_flow_drop(slot, id);
-        }
+        cx.report_network_drop(pkt);
+        let kind = cx.pkts.get(pkt).kind;
         let notify = self.overflow == Overflow::FastLane
             && matches!(kind, PktKind::Data | PktKind::Ack | PktKind::Probe);
         if !notify {
@@ -280,7 +277,7 @@ impl OqSwitch {
             .expect("FastLane ports have a notification queue");
         nq.count_generated();
         if !nq.admit(pkt, NOTIFICATION_FRAME) {
-            port.count_drop(cx, DropReason::Notification);
+            port.count_drop(cx, DropReason::Notification, pkt);
             cx.pkts.free(pkt);
             return;
         }

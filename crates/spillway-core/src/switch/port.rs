@@ -11,7 +11,7 @@ use crate::engine::context::Ctx;
 use crate::engine::event::{Ev, ROUTE_ON_ARRIVAL};
 use crate::fabric::LinkEnd;
 use crate::packet::notification::NOTIFICATION_FRAME;
-use crate::packet::{prefetch, Hot, PktKind, NIL};
+use crate::packet::{prefetch, Arena, Hot, PktKind, BLOCKED, NIL};
 use crate::switch::discipline::pfabric::{Entry, PFabricQueue};
 use crate::switch::marking::codel::Codel;
 use crate::switch::marking::threshold::Threshold;
@@ -123,6 +123,11 @@ pub struct Port {
     /// Drops by [`DropReason`], and packets marked (or quenched) by the marker.
     drops: [u64; DROP_REASONS],
     marked: u64,
+    /// Wire bytes of the packets dropped here, every reason.
+    dropped_bytes: u64,
+    /// Packets and wire bytes this port started on its link (control frames aside).
+    sent: u64,
+    sent_bytes: u64,
     /// `switch.queue = "pfabric"`: replaces the 8 FIFOs.
     pfabric: Option<Box<PFabricQueue>>,
     /// FastLane's notification queue (`switch.overflow = "fastlane"`).
@@ -199,6 +204,11 @@ pub struct PortReport {
     pub paused_any: Ps,
     /// A combined input/output-queued switch: the most bytes its input buffer held.
     pub ingress_max_bytes: u64,
+    /// Packets and wire bytes started on the link (control frames aside), wire bytes
+    /// dropped.
+    pub sent: u64,
+    pub sent_bytes: u64,
+    pub dropped_bytes: u64,
 }
 
 impl Port {
@@ -224,6 +234,9 @@ impl Port {
             fifo: [(NIL, NIL); CLASSES],
             drops: [0; DROP_REASONS],
             marked: 0,
+            dropped_bytes: 0,
+            sent: 0,
+            sent_bytes: 0,
             pfabric: None,
             notif: None,
             codel: None,
@@ -545,11 +558,17 @@ impl Port {
         let q = self.pfabric.as_mut().expect("a pFabric port");
         let n = evicted.len();
         if !q.enqueue(e, &mut self.bytes, self.capacity, evicted) {
-            self.count_drop(cx, DropReason::Least);
+            self.count_drop(cx, DropReason::Least, e.pkt);
             return false;
         }
-        for _ in n..evicted.len() {
-            self.count_drop(cx, DropReason::Displaced);
+        let mut displaced_other = false;
+        for v in &evicted[n..] {
+            self.count_drop(cx, DropReason::Displaced, v.pkt);
+            displaced_other |= v.flow != e.flow;
+        }
+        if displaced_other {
+            // Turbo §4.1: it took another flow's place (a zombie if it dies later).
+            cx.pkts.get_mut(e.pkt).journey |= BLOCKED;
         }
         self.enqueued += 1;
         self.max_bytes = self.max_bytes.max(self.bytes);
@@ -559,11 +578,12 @@ impl Port {
     /// Counts a drop here (and in the run's counters), with its reason: every drop is
     /// counted in this one place.
     #[inline]
-    pub fn count_drop(&mut self, cx: &mut Ctx, reason: DropReason) {
+    pub fn count_drop(&mut self, cx: &mut Ctx, reason: DropReason, pkt: u32) {
         self.drops[reason as usize] += 1;
         if reason == DropReason::Notification {
             cx.counters.notifications_dropped += 1;
         } else {
+            self.dropped_bytes += cx.pkts.hot(pkt).wire as u64;
             cx.counters.drops += 1;
             if reason == DropReason::Ingress {
                 cx.counters.ingress_drops += 1;
@@ -587,14 +607,20 @@ impl Port {
     /// The head of the highest-priority non-empty class that is not paused (pFabric: its
     /// own choice).
     #[inline]
-    fn dequeue(&mut self, now: Ps, hot: &[Hot]) -> Option<u32> {
+    fn dequeue(&mut self, now: Ps, pkts: &mut Arena) -> Option<u32> {
         if self.extras & HAS_PFABRIC != 0 {
             self.account(now);
             let q = self.pfabric.as_mut().unwrap();
-            return q.dequeue(&mut self.bytes, self.paused).map(|e| e.pkt);
+            let e = q.dequeue(&mut self.bytes, self.paused)?;
+            if q.others_queued(e.flow, e.class) {
+                // Turbo §4.1: served ahead of another flow's packet (a zombie if it
+                // dies later).
+                pkts.get_mut(e.pkt).journey |= BLOCKED;
+            }
+            return Some(e.pkt);
         }
         let open = !self.paused;
-        self.dequeue_fifo(now, hot, open).map(|(pkt, _)| pkt)
+        self.dequeue_fifo(now, &pkts.hot, open).map(|(pkt, _)| pkt)
     }
 
     /// [`Port::dequeue`] for a port known to have no pFabric queue, from the classes in
@@ -740,7 +766,7 @@ impl Port {
         {
             let ser = self.serialization(NOTIFICATION_FRAME as u64);
             self.notif.as_mut().unwrap().pop(now, ser).unwrap()
-        } else if let Some(pkt) = self.dequeue(now, &cx.pkts.hot) {
+        } else if let Some(pkt) = self.dequeue(now, &mut cx.pkts) {
             if self.has_codel() {
                 let cold = cx.pkts.get(pkt);
                 if cold.kind == PktKind::Data {
@@ -796,6 +822,8 @@ impl Port {
             self.arm_wake(cx, node, port, at);
         }
         cx.counters.packet_hops += 1;
+        self.sent += 1;
+        self.sent_bytes += wire as u64;
         let egress = if peer >= cx.fabric.hosts() {
             cx.forwarding
                 .fixed_egress(cx.fabric.routes(), peer, dst, hash)
@@ -876,6 +904,9 @@ impl Port {
                 .as_ref()
                 .map_or(0, |c| c.any_total + c.any_since.map_or(0, |t| now - t)),
             ingress_max_bytes: 0,
+            sent: self.sent,
+            sent_bytes: self.sent_bytes,
+            dropped_bytes: self.dropped_bytes,
         }
     }
 }

@@ -145,4 +145,6 @@ pub struct Stats {
     pub delivered_bytes: u64,
     /// Payload bytes that arrived more than once.
     pub duplicate_bytes: u64,
+    /// Turbo: times the flow's priority was inflated (Turbo §4.1).
+    pub inflations: u32,
 }

@@ -5,23 +5,27 @@
 //!   shares, with FastLane's transport half (drop notifications), CP's PACKs and
 //!   pFabric's probe mode
 //! - [`cc`]: the congestion controls: NewReno, CUBIC, DCTCP, pFabric
+//! - [`turbo`]: Turbo (no rate control; priorities, timeouts and probes), T1 to T4
 //!
 //! [`Transport`] is the one a flow runs, dispatched statically (an enum, one variant per
-//! transport; Turbo is the next).
+//! transport).
 
 pub mod cc;
 pub mod connection;
 pub mod tcp;
+pub mod turbo;
 
 use crate::units::Ps;
 use connection::{Ack, Handled, Input, Segment, Stats};
 use tcp::config::TcpConfig;
 use tcp::TcpConnection;
+use turbo::{TurboConfig, TurboConnection};
 
 /// A transport's settings (`[transport]`), read once.
 #[derive(Debug, Clone)]
 pub enum TransportConfig {
     Tcp(TcpConfig),
+    Turbo(TurboConfig),
 }
 
 impl TransportConfig {
@@ -29,6 +33,7 @@ impl TransportConfig {
     pub fn mss(&self) -> u32 {
         match self {
             TransportConfig::Tcp(c) => c.mss,
+            TransportConfig::Turbo(c) => c.mss,
         }
     }
 
@@ -36,6 +41,7 @@ impl TransportConfig {
     pub fn header_bytes(&self) -> u32 {
         match self {
             TransportConfig::Tcp(c) => c.header_bytes,
+            TransportConfig::Turbo(c) => c.header_bytes,
         }
     }
 
@@ -43,6 +49,7 @@ impl TransportConfig {
     pub fn data_class(&self) -> u8 {
         match self {
             TransportConfig::Tcp(c) => c.data_class,
+            TransportConfig::Turbo(c) => c.data_class,
         }
     }
 
@@ -50,19 +57,36 @@ impl TransportConfig {
     pub fn ack_class(&self) -> u8 {
         match self {
             TransportConfig::Tcp(c) => c.ack_class,
+            TransportConfig::Turbo(c) => c.ack_class,
         }
     }
 
-    pub fn tcp(&self) -> &TcpConfig {
+    /// TCP's settings, if the flows run TCP.
+    pub fn tcp(&self) -> Option<&TcpConfig> {
         match self {
-            TransportConfig::Tcp(c) => c,
+            TransportConfig::Tcp(c) => Some(c),
+            TransportConfig::Turbo(_) => None,
+        }
+    }
+
+    /// The most segments of one flow its host's NIC may hold, if the transport sets it:
+    /// Turbo keeps one there, so a host's NIC is never idle while a flow has data and
+    /// serves the best flow next (its queue is pFabric's), where the paper lets every
+    /// flow send at line rate on its own (Turbo §4(1)).
+    pub fn nic_segments(&self) -> Option<u32> {
+        match self {
+            TransportConfig::Tcp(_) => None,
+            TransportConfig::Turbo(_) => Some(1),
         }
     }
 }
 
-/// The connection a flow runs.
+/// The connection a flow runs, inline in its flow's slot: boxing the larger variant would
+/// cost a pointer chase per packet of every TCP flow.
+#[allow(clippy::large_enum_variant)]
 pub enum Transport {
     Tcp(TcpConnection),
+    Turbo(TurboConnection),
 }
 
 impl Transport {
@@ -72,6 +96,7 @@ impl Transport {
     pub fn new(cfg: &TransportConfig, size: u64, class: Option<u8>) -> Transport {
         match cfg {
             TransportConfig::Tcp(c) => Transport::Tcp(TcpConnection::new(c, size, class)),
+            TransportConfig::Turbo(c) => Transport::Turbo(TurboConnection::new(c, size, class)),
         }
     }
 
@@ -79,12 +104,14 @@ impl Transport {
     pub fn data_class(&self) -> u8 {
         match self {
             Transport::Tcp(c) => c.sender().class(),
+            Transport::Turbo(c) => c.sender().class(),
         }
     }
 
     pub fn start(&mut self) {
         match self {
             Transport::Tcp(c) => c.start(),
+            Transport::Turbo(c) => c.start(),
         }
     }
 
@@ -92,6 +119,7 @@ impl Transport {
     pub fn handle(&mut self, now: Ps, input: Input) -> Handled {
         match self {
             Transport::Tcp(c) => c.handle(now, input),
+            Transport::Turbo(c) => c.handle(now, input),
         }
     }
 
@@ -99,6 +127,7 @@ impl Transport {
     pub fn poll_transmit(&mut self, now: Ps, budget: usize, out: &mut Vec<Segment>) {
         match self {
             Transport::Tcp(c) => c.poll_transmit(now, budget, out),
+            Transport::Turbo(c) => c.poll_transmit(now, budget, out),
         }
     }
 
@@ -106,12 +135,14 @@ impl Transport {
     pub fn wants_poll(&self, budget: usize) -> bool {
         match self {
             Transport::Tcp(c) => c.wants_poll(budget),
+            Transport::Turbo(c) => c.wants_poll(budget),
         }
     }
 
     pub fn poll_ack(&mut self) -> Ack {
         match self {
             Transport::Tcp(c) => c.poll_ack(),
+            Transport::Turbo(c) => c.poll_ack(),
         }
     }
 
@@ -119,6 +150,7 @@ impl Transport {
     pub fn poll_timeout(&self) -> Option<Ps> {
         match self {
             Transport::Tcp(c) => c.poll_timeout(),
+            Transport::Turbo(c) => c.poll_timeout(),
         }
     }
 
@@ -127,12 +159,14 @@ impl Transport {
     pub fn finished(&self) -> bool {
         match self {
             Transport::Tcp(c) => c.finished(),
+            Transport::Turbo(c) => c.finished(),
         }
     }
 
     pub fn stats(&self) -> Stats {
         match self {
             Transport::Tcp(c) => c.stats(),
+            Transport::Turbo(c) => c.stats(),
         }
     }
 
@@ -140,6 +174,7 @@ impl Transport {
     pub fn is_duplicate(&self, seq: u64) -> bool {
         match self {
             Transport::Tcp(c) => c.receiver().is_duplicate(seq),
+            Transport::Turbo(c) => c.receiver().is_duplicate(seq),
         }
     }
 
@@ -148,12 +183,29 @@ impl Transport {
     pub fn ce_flips(&self, ce: bool) -> bool {
         match self {
             Transport::Tcp(c) => c.receiver().ce_flips(ce),
+            Transport::Turbo(c) => c.receiver().ce_flips(ce),
         }
     }
 
-    pub fn tcp(&self) -> &TcpConnection {
+    pub fn tcp(&self) -> Option<&TcpConnection> {
         match self {
-            Transport::Tcp(c) => c,
+            Transport::Tcp(c) => Some(c),
+            Transport::Turbo(_) => None,
+        }
+    }
+
+    pub fn turbo(&self) -> Option<&TurboConnection> {
+        match self {
+            Transport::Turbo(c) => Some(c),
+            Transport::Tcp(_) => None,
+        }
+    }
+
+    /// Bytes of the flow not yet cumulatively acknowledged.
+    pub fn unacked(&self) -> u64 {
+        match self {
+            Transport::Tcp(c) => c.sender().remaining(),
+            Transport::Turbo(c) => c.unacked(),
         }
     }
 }

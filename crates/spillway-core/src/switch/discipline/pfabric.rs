@@ -104,6 +104,11 @@ impl PFabricQueue {
         true
     }
 
+    /// Some packet of another (flow, class) than this one is queued.
+    pub fn others_queued(&self, flow: u64, class: u8) -> bool {
+        self.q.iter().any(|x| x.flow != flow || x.class != class)
+    }
+
     /// Removes and returns the earliest packet of the flow owning the highest-priority
     /// packet (the first such packet among equal priorities), among the classes not
     /// `paused` (a bit per class).

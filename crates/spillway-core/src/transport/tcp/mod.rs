@@ -144,6 +144,7 @@ impl TcpConnection {
             ecn_reductions: s.ecn_reductions(),
             delivered_bytes: self.receiver.delivered(),
             duplicate_bytes: self.receiver.dup_bytes(),
+            inflations: 0,
         }
     }
 

@@ -39,10 +39,16 @@ pub struct TcpReceiver {
 
 impl TcpReceiver {
     pub fn new(cfg: &TcpConfig, size: u64) -> Self {
+        Self::with(cfg.mss, cfg.delayed_ack, size)
+    }
+
+    /// A receiver of a flow of `size` bytes in segments of `mss`, delaying ACKs by up to
+    /// `delayed_ack` (`None`: an ACK per segment).
+    pub fn with(mss: u32, delayed_ack: Option<Ps>, size: u64) -> Self {
         TcpReceiver {
             size,
-            mss: cfg.mss as u64,
-            delayed_ack: cfg.delayed_ack,
+            mss: mss as u64,
+            delayed_ack,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
             last_seg: None,
