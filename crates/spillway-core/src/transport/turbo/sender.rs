@@ -287,6 +287,8 @@ impl TurboSender {
                     (k, true)
                 }
                 None if self.nxt < self.segs => {
+                    // Nothing below `nxt` is marked: later scans start here.
+                    self.resend_from = self.nxt + 1;
                     self.nxt += 1;
                     (self.nxt - 1, false)
                 }
