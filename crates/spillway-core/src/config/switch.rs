@@ -5,6 +5,7 @@ use super::reader::Reader;
 use crate::fabric::routes::RouteSpec;
 use crate::fabric::topology::Shape;
 use crate::fabric::SwitchTiming;
+use crate::switch::discipline::pfabric::ServeOrder;
 use crate::switch::flow_control::FlowControl;
 use crate::switch::forwarding::alb::{Tiers, MAX_THRESHOLDS};
 use crate::switch::forwarding::Forwarding;
@@ -25,6 +26,22 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
     let queue = match r.choice("switch.queue")? {
         "pfabric" => QueueKind::PFabric,
         _ => QueueKind::DropTail,
+    };
+    // Read only for the queue it orders (so only then in the resolved scenario).
+    let serve_order = if queue == QueueKind::PFabric {
+        match r.choice("switch.serve_order")? {
+            "sequence" => ServeOrder::Sequence,
+            _ => ServeOrder::Arrival,
+        }
+    } else {
+        if r.raw("switch.serve_order").is_some() {
+            return Err(r.err(
+                "switch.serve_order",
+                "orders the packets of pFabric's queue, and switch.queue is droptail (FIFO): \
+                 set switch.queue = \"pfabric\"",
+            ));
+        }
+        ServeOrder::Arrival
     };
     let overflow = match r.choice("switch.overflow")? {
         "fastlane" => Overflow::FastLane,
@@ -125,6 +142,7 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
         cut_extra,
         forwarding,
         queue,
+        serve_order,
         overflow,
         fastlane: FastLaneConfig {
             bandwidth_ppm: (bandwidth * 1e6).round() as u64,
