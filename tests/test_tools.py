@@ -38,6 +38,20 @@ def test_bench_repeat_reports_the_median_run_and_the_range():
     assert bad.returncode != 0 and "--repeat" in bad.stderr
 
 
+def test_bench_pfabric_queue_json_has_a_row_per_form_order_and_length():
+    r = subprocess.run(SPILLWAY + ["bench", "pfabric_queue", "--json", "--quick"],
+                       capture_output=True, text=True, check=True)
+    rows = json.loads(r.stdout)
+    keys = {(x["form"], x["order"], x["packets"]) for x in rows}
+    for n in (8, 64, 512, 4096):
+        for form, order in (("queue", "arrival"), ("queue", "sequence"), ("linear", "arrival")):
+            assert (form, order, n) in keys
+    for x in rows:
+        assert x["ns_per_op"] > 0 and x["ops"] > 0
+        # The arrivals at a full buffer mostly evict (random priorities).
+        assert 0 < x["evictions"] <= x["ops"]
+
+
 def test_reference_doc_is_generated_from_the_code(root):
     assert (root / "docs/reference.md").read_text() == _core.reference()
 

@@ -8,6 +8,7 @@ interface users and tests depend on: change them deliberately.
     spillway reproduce NAME [--quick] [--figure ID ...] [--seeds-from K] --out DIR
     spillway bench [--json] [--repeat N] [NAME ...]
     spillway bench arbiter [--json] [--quick]
+    spillway bench pfabric_queue [--json] [--quick]
     spillway reference [--out FILE | --outputs docs/outputs.md]
 
 Exit status: 0 on success, 2 for a scenario or usage error (a one-line message that names
@@ -156,13 +157,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from spillway.bench import run_arbiter_bench, run_benchmarks
+    from spillway.bench import run_arbiter_bench, run_benchmarks, run_pfabric_queue_bench
 
     if args.names == ["arbiter"]:
         return run_arbiter_bench(json_out=args.json, quick=args.quick)
-    if "arbiter" in args.names:
-        raise UsageError("bench: run `spillway bench arbiter` on its own "
-                         "(it prints one JSON object, the engine benchmarks a list)")
+    if args.names == ["pfabric_queue"]:
+        return run_pfabric_queue_bench(json_out=args.json, quick=args.quick)
+    for special in ("arbiter", "pfabric_queue"):
+        if special in args.names:
+            raise UsageError(f"bench: run `spillway bench {special}` on its own "
+                             "(it prints its own table, the engine benchmarks a list)")
     results = run_benchmarks(args.names or None, progress=not args.json, repeat=args.repeat)
     if args.json:
         print(json.dumps(results, indent=2))
@@ -254,10 +258,12 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="standard speed benchmarks")
     b.add_argument("names", nargs="*",
                    help="engine benchmarks to run (default: all), or `arbiter` for the "
-                        "Fastpass arbiter's allocation and path-selection benchmark")
+                        "Fastpass arbiter's allocation and path-selection benchmark, or "
+                        "`pfabric_queue` for the pFabric queue's cost against its length")
     b.add_argument("--json", action="store_true",
                    help="print JSON (engine: a list; arbiter: one object)")
-    b.add_argument("--quick", action="store_true", help="arbiter: a shorter run")
+    b.add_argument("--quick", action="store_true",
+                   help="arbiter, pfabric_queue: a shorter run")
     b.add_argument("--repeat", type=_positive, default=1, metavar="N",
                    help="engine: run each benchmark N times and report the median run, "
                         "with the range")

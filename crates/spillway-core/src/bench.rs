@@ -11,6 +11,7 @@ use std::time::Instant;
 const FAT_TREE_WEBSEARCH: &str = include_str!("../data/bench/fattree_websearch.toml");
 const INCAST64: &str = include_str!("../data/bench/incast64.toml");
 const DETAIL96_STEADY: &str = include_str!("../data/bench/detail96_steady.toml");
+const PFABRIC144_WEBSEARCH: &str = include_str!("../data/bench/pfabric144_websearch.toml");
 
 /// Overrides of a benchmark's scenario text, by name.
 fn overrides(name: &str) -> &'static [&'static str] {
@@ -64,6 +65,11 @@ pub const BENCHMARKS: &[(&str, &str, &str)] = &[
         "the same workload on output-queued switches (same forwarding delay and speedup), ECMP, no flow control",
         DETAIL96_STEADY,
     ),
+    (
+        "pfabric144_websearch",
+        "pfabric144 (144 hosts, 10G edge, 40G core), pFabric queues (12000 B) and transport, Poisson web search at load 0.6, 40 ms simulated",
+        PFABRIC144_WEBSEARCH,
+    ),
 ];
 
 #[derive(Debug, Clone)]
@@ -99,4 +105,111 @@ pub fn run_benchmark(name: &str) -> Option<BenchResult> {
         events_per_s: c.events as f64 / wall,
         packet_hops_per_s: c.packet_hops as f64 / wall,
     })
+}
+
+/// The pFabric queue micro-benchmark's queue lengths (`spillway bench pfabric_queue`),
+/// and its ops per length and serve order.
+pub const QUEUE_BENCH_LENGTHS: &[usize] = &[8, 64, 512, 4096];
+pub const QUEUE_BENCH_OPS: u64 = 1_000_000;
+
+/// One row of the pFabric queue micro-benchmark.
+#[derive(Debug, Clone)]
+pub struct QueueBenchRow {
+    /// Packets queued (the buffer holds exactly this many full-size packets).
+    pub packets: usize,
+    /// `switch.serve_order`.
+    pub order: &'static str,
+    /// `queue`: the queue as it runs (a vector up to 32 packets, the indexed structure
+    /// beyond); `linear`: the vector alone, the linear queue it replaced.
+    pub form: &'static str,
+    pub ops: u64,
+    /// Arrivals that evicted a queued packet (the others were themselves the victim).
+    pub evictions: u64,
+    pub ns_per_op: f64,
+}
+
+/// The pFabric queue's cost against its length (issue 27): a queue kept full at each of
+/// [`QUEUE_BENCH_LENGTHS`] packets (1538 B each, 64 flows, random priorities), and per
+/// op an arrival at the full buffer (it evicts the least urgent packet, or is itself
+/// the victim), a dequeue, and an arrival into the room it left. `ops` per length and
+/// serve order, and for the linear queue it replaced (the vector alone) in arrival
+/// order, at most 20,000 ops there (its ops are slow at 4096); reported as wall time per
+/// op.
+pub fn pfabric_queue_bench(ops: u64) -> Vec<QueueBenchRow> {
+    use crate::rng::Rng;
+    use crate::switch::discipline::pfabric::{Entry, PFabricQueue, ServeOrder};
+    use std::hint::black_box;
+    const WIRE: u32 = 1538;
+    const FLOWS: usize = 64;
+    let mut rows = Vec::new();
+    for (order, name, form, small_max) in [
+        (ServeOrder::Arrival, "arrival", "queue", None),
+        (ServeOrder::Sequence, "sequence", "queue", None),
+        (ServeOrder::Arrival, "arrival", "linear", Some(usize::MAX)),
+    ] {
+        for &n in QUEUE_BENCH_LENGTHS {
+            let mut rng = Rng::new(27, n as u64);
+            let mut seq = [0u64; FLOWS];
+            // Arrivals drawn in advance: the timed loop runs only the queue. One flow in
+            // eight sends a retransmission (a lower sequence number) now and then.
+            let arrivals: Vec<Entry> = (0..4096u32)
+                .map(|i| {
+                    let flow = rng.below(FLOWS as u64) as usize;
+                    let s = if rng.below(8) == 0 {
+                        seq[flow] / 2
+                    } else {
+                        seq[flow] += 1460;
+                        seq[flow]
+                    };
+                    Entry {
+                        pkt: i,
+                        class: 0,
+                        prio: rng.below(1 << 20),
+                        flow: flow as u64,
+                        seq: s,
+                        wire: WIRE,
+                        in_port: 0,
+                    }
+                })
+                .collect();
+            let capacity = n as u64 * WIRE as u64;
+            let mut q = match small_max {
+                Some(m) => PFabricQueue::with_small(order, m),
+                None => PFabricQueue::new(order),
+            };
+            let (mut bytes, mut evicted) = (0u64, Vec::with_capacity(4));
+            let mut next = 0usize;
+            let mut arrival = || {
+                next = (next + 1) % arrivals.len();
+                arrivals[next]
+            };
+            while q.len() < n {
+                q.enqueue(arrival(), &mut bytes, capacity, &mut evicted);
+            }
+            let ops = if form == "linear" {
+                ops.min(20_000)
+            } else {
+                ops
+            };
+            let mut evictions = 0u64;
+            let t0 = std::time::Instant::now();
+            for _ in 0..ops {
+                evicted.clear();
+                black_box(q.enqueue(arrival(), &mut bytes, capacity, &mut evicted));
+                evictions += evicted.len() as u64;
+                black_box(q.dequeue(&mut bytes, 0));
+                black_box(q.enqueue(arrival(), &mut bytes, capacity, &mut evicted));
+            }
+            let wall = t0.elapsed().as_secs_f64();
+            rows.push(QueueBenchRow {
+                packets: n,
+                order: name,
+                form,
+                ops,
+                evictions,
+                ns_per_op: wall * 1e9 / ops as f64,
+            });
+        }
+    }
+    rows
 }

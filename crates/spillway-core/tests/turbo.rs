@@ -4,6 +4,7 @@
 mod common;
 
 use common::{refused, run, scenario};
+use spillway_core::switch::discipline::pfabric::ServeOrder;
 use spillway_core::transport::TransportConfig;
 
 /// pFabric's topology as Turbo runs it (§5.1, §5.2): 1460 + 40 B packets, no framing,
@@ -190,6 +191,13 @@ fn turbo_is_refused_where_it_cannot_work_and_defaults_to_the_papers_timeout() {
         panic!("a Turbo transport")
     };
     assert!(t.per_packet && !t.probe_spacing);
+    // Turbo's queues serve the best flow's lowest sequence number (§4(3)) unless told.
+    assert_eq!(sc.switch.serve_order, ServeOrder::Sequence);
+    assert!(sc.resolved.contains("serve_order = \"sequence\""));
+    let sc = scenario(&text, &["switch.serve_order=arrival"]).unwrap();
+    assert_eq!(sc.switch.serve_order, ServeOrder::Arrival);
+    let sc = scenario(&text, &["transport.kind=pfabric"]).unwrap();
+    assert_eq!(sc.switch.serve_order, ServeOrder::Arrival);
     // The minimal scenario: Turbo on pfabric144 with pFabric queues, nothing else.
     assert!(scenario(
         "[topology]\nkind = \"pfabric144\"\n[switch]\nqueue = \"pfabric\"\n[transport]\nkind = \"turbo\"",

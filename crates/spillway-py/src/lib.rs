@@ -166,6 +166,26 @@ fn bench_names() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// The pFabric queue micro-benchmark (GIL released): one dict per (form, serve order,
+/// queue length), `ops` operations each.
+#[pyfunction]
+#[pyo3(signature = (ops = spillway_core::bench::QUEUE_BENCH_OPS))]
+fn bench_pfabric_queue<'py>(py: Python<'py>, ops: u64) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let rows = py.detach(move || spillway_core::bench::pfabric_queue_bench(ops.max(1)));
+    rows.into_iter()
+        .map(|r| {
+            let d = PyDict::new(py);
+            d.set_item("form", r.form)?;
+            d.set_item("order", r.order)?;
+            d.set_item("packets", r.packets)?;
+            d.set_item("ops", r.ops)?;
+            d.set_item("evictions", r.evictions)?;
+            d.set_item("ns_per_op", r.ns_per_op)?;
+            Ok(d)
+        })
+        .collect()
+}
+
 /// Runs one standard benchmark (GIL released) and returns its figures.
 #[pyfunction]
 #[pyo3(name = "bench")]
@@ -308,6 +328,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(constants, m)?)?;
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_pfabric_queue, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

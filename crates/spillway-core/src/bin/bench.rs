@@ -1,8 +1,20 @@
 //! `spillway-bench [NAME...]`: the standard benchmarks without Python, for profiling
-//! (`perf record target/release/spillway-bench fattree_websearch`).
+//! (`perf record target/release/spillway-bench fattree_websearch`). `pfabric_queue` is
+//! the pFabric queue's micro-benchmark: ns per op against the queue's length.
 
 fn main() {
     let names: Vec<String> = std::env::args().skip(1).collect();
+    if names.iter().any(|n| n == "-h" || n == "--help") {
+        println!("usage: spillway-bench [NAME...]   (default: every scenario benchmark)");
+        for b in spillway_core::bench::BENCHMARKS {
+            println!("  {:<22} {}", b.0, b.1);
+        }
+        println!(
+            "  {:<22} the pFabric queue alone: ns per op (an evicting arrival, a dequeue, an arrival) at 8-4096 packets",
+            "pfabric_queue"
+        );
+        return;
+    }
     let all: Vec<&str> = spillway_core::bench::BENCHMARKS
         .iter()
         .map(|b| b.0)
@@ -13,6 +25,21 @@ fn main() {
         names.iter().map(String::as_str).collect()
     };
     for n in run {
+        if n == "pfabric_queue" {
+            println!(
+                "{:<8} {:<8} {:>8} {:>10} {:>10} {:>9}",
+                "form", "order", "packets", "ops", "evictions", "ns/op"
+            );
+            for r in
+                spillway_core::bench::pfabric_queue_bench(spillway_core::bench::QUEUE_BENCH_OPS)
+            {
+                println!(
+                    "{:<8} {:<8} {:>8} {:>10} {:>10} {:>9.1}",
+                    r.form, r.order, r.packets, r.ops, r.evictions, r.ns_per_op
+                );
+            }
+            continue;
+        }
         match spillway_core::bench::run_benchmark(n) {
             Some(r) => println!(
                 "{:<22} {:>12} events {:>12} hops {:>8.3} s  {:>6.2} M events/s  {:>6.2} M hops/s",

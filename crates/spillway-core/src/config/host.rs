@@ -25,7 +25,7 @@ pub(super) fn read_host(
             }
             local
         },
-        nic_pfabric: switch.queue == QueueKind::PFabric,
+        nic_pfabric: (switch.queue == QueueKind::PFabric).then_some(switch.serve_order),
         priorities: r.bool("switch.priorities")?,
         proc_parallel: r.uint("host.proc_parallel", 1, 1 << 20)? as u32,
         proc_time: r.time("host.proc_time")?,

@@ -125,8 +125,15 @@ pub const KEYS: &[KeyDef] = &[
          The CP testbed has 128 KB at its aggregation switch, the incast bottleneck, and 512 KB elsewhere (CP §6.1)."),
     key!("switch.queue", Ty::Choice(&["droptail", "pfabric"]), "droptail", &[],
         "Queue discipline: `droptail` = 8 strict-priority classes (0 highest) sharing the port buffer, tail drop; \
-         `pfabric` = serve the earliest packet of the flow owning the most urgent packet, and on overflow drop \
-         the least urgent packet (pFabric §4.2), by (class, transport priority)."),
+         `pfabric` = serve the earliest packet (or, by `serve_order`, the lowest sequence number) of the flow \
+         owning the most urgent packet, and on overflow drop the least urgent packet (pFabric §4.2), by \
+         (class, transport priority)."),
+    key!("switch.serve_order", Ty::Choice(&["arrival", "sequence"]), "", &[],
+        "pFabric queue only (`queue = \"pfabric\"`, at switch ports and the hosts' NICs): which packet of the flow \
+         owning the most urgent packet goes. `arrival` = the flow's earliest-arrived packet (pFabric §4.2); \
+         `sequence` = the flow's lowest sequence number, ties by arrival (Turbo §4(3): a retransmission queued \
+         behind the flow's later segments goes first). Default: `sequence` with `transport.kind = \"turbo\"`, \
+         else `arrival`."),
     key!("switch.overflow", Ty::Choice(&["drop", "fastlane", "source_quench", "cut_payload"]), "drop", &[],
         "What a port does with a packet it cannot keep: `drop`; `fastlane` = turn it into a 64 B drop notification \
          sent back to its source at top priority within the `fastlane_*` caps (FastLane §3); `source_quench` = drop, \

@@ -342,6 +342,27 @@ mod tests {
         );
     }
 
+    /// `switch.serve_order` orders pFabric's queue, at the switches and the NICs; with
+    /// the droptail queue it would do nothing, so it is refused there.
+    #[test]
+    fn serve_order_is_for_the_pfabric_queue() {
+        use crate::switch::discipline::pfabric::ServeOrder;
+        let e = parse("[switch]\nserve_order = \"sequence\"").unwrap_err();
+        assert_eq!(e.key, "switch.serve_order");
+        assert!(e.message.contains("queue = \"pfabric\""), "{}", e.message);
+        let s = parse("[switch]\nqueue = \"pfabric\"\nserve_order = \"sequence\"").unwrap();
+        assert_eq!(s.switch.serve_order, ServeOrder::Sequence);
+        assert_eq!(s.host.nic_pfabric, Some(ServeOrder::Sequence));
+        let s = parse("[switch]\nqueue = \"pfabric\"").unwrap();
+        assert_eq!(s.switch.serve_order, ServeOrder::Arrival);
+        assert!(s.resolved.contains("serve_order = \"arrival\""));
+        let s = parse("").unwrap();
+        assert_eq!(s.host.nic_pfabric, None);
+        assert!(!s.resolved.contains("serve_order"));
+        let e = parse("[switch]\nqueue = \"pfabric\"\nserve_order = \"seq\"").unwrap_err();
+        assert_eq!(e.key, "switch.serve_order");
+    }
+
     /// Only pFabric's window is capped: elsewhere the key did nothing, silently.
     #[test]
     fn max_cwnd_is_refused_where_it_does_nothing() {

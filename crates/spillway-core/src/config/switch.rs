@@ -5,6 +5,7 @@ use super::reader::Reader;
 use crate::fabric::routes::RouteSpec;
 use crate::fabric::topology::Shape;
 use crate::fabric::SwitchTiming;
+use crate::switch::discipline::pfabric::ServeOrder;
 use crate::switch::flow_control::FlowControl;
 use crate::switch::forwarding::alb::{Tiers, MAX_THRESHOLDS};
 use crate::switch::forwarding::Forwarding;
@@ -25,6 +26,33 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
     let queue = match r.choice("switch.queue")? {
         "pfabric" => QueueKind::PFabric,
         _ => QueueKind::DropTail,
+    };
+    // Read only for the queue it orders (so only then in the resolved scenario).
+    let serve_order = if queue == QueueKind::PFabric {
+        let order = if r.raw("switch.serve_order").is_some() {
+            r.choice("switch.serve_order")?
+        } else {
+            // Turbo §4(3): Turbo's queues serve the best flow's lowest sequence number.
+            let turbo = r
+                .raw("transport.kind")
+                .is_some_and(|v| v.as_str() == Some("turbo"));
+            let order = if turbo { "sequence" } else { "arrival" };
+            r.record("switch.serve_order", Value::String(order.into()));
+            order
+        };
+        match order {
+            "sequence" => ServeOrder::Sequence,
+            _ => ServeOrder::Arrival,
+        }
+    } else {
+        if r.raw("switch.serve_order").is_some() {
+            return Err(r.err(
+                "switch.serve_order",
+                "orders the packets of pFabric's queue, and switch.queue is droptail (FIFO): \
+                 set switch.queue = \"pfabric\"",
+            ));
+        }
+        ServeOrder::Arrival
     };
     let overflow = match r.choice("switch.overflow")? {
         "fastlane" => Overflow::FastLane,
@@ -125,6 +153,7 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
         cut_extra,
         forwarding,
         queue,
+        serve_order,
         overflow,
         fastlane: FastLaneConfig {
             bandwidth_ppm: (bandwidth * 1e6).round() as u64,

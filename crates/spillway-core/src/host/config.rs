@@ -1,5 +1,6 @@
 //! `[host]`, as the hosts take it (read once by config/host.rs).
 
+use crate::switch::discipline::pfabric::ServeOrder;
 use crate::units::Ps;
 
 /// `[host]`, read once (config/host.rs).
@@ -10,8 +11,9 @@ pub struct HostConfig {
     /// `host.nic_drop = "local"`: the host's own NIC refusing a segment tells its sender.
     pub nic_drop_local: bool,
     /// The NIC queues by pFabric's priority, as the switches do (`switch.queue =
-    /// "pfabric"`: pFabric §4.1 puts the same queue at the host).
-    pub nic_pfabric: bool,
+    /// "pfabric"`: pFabric §4.1 puts the same queue at the host), in the switches'
+    /// serve order (`switch.serve_order`).
+    pub nic_pfabric: Option<ServeOrder>,
     /// Flows' own priority classes go on their packets (`switch.priorities`); else every
     /// flow's packets take the transport's classes.
     pub priorities: bool,

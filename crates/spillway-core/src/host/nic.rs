@@ -7,7 +7,7 @@
 use crate::engine::context::Ctx;
 use crate::fabric::LinkEnd;
 use crate::packet::pause;
-use crate::switch::discipline::pfabric::{Entry, PFabricQueue};
+use crate::switch::discipline::pfabric::{Entry, PFabricQueue, ServeOrder};
 use crate::switch::marking::threshold::Threshold;
 use crate::switch::port::{DropReason, Offer, Port, PortReport, Sent};
 use crate::units::Ps;
@@ -20,11 +20,11 @@ pub struct Nic {
 
 impl Nic {
     /// The NIC at the host end of `link`; `buffer`: `host.nic_buffer` (unbounded when
-    /// absent); `pfabric`: serve by priority.
-    pub fn new(link: &LinkEnd, buffer: Option<u64>, pfabric: bool) -> Nic {
+    /// absent); `pfabric`: serve by priority, in this order.
+    pub fn new(link: &LinkEnd, buffer: Option<u64>, pfabric: Option<ServeOrder>) -> Nic {
         let mut port = Port::new(link, buffer.unwrap_or(u64::MAX));
         port.install(
-            pfabric.then(Box::<PFabricQueue>::default),
+            pfabric.map(|order| Box::new(PFabricQueue::new(order))),
             None,
             None,
             Threshold::OFF,

@@ -1,5 +1,6 @@
 //! `[switch]`, as the switches take it (read once by config/switch.rs).
 
+use super::discipline::pfabric::ServeOrder;
 use super::flow_control::FlowControl;
 use super::forwarding::Forwarding;
 use super::marking::codel::CodelConfig;
@@ -65,6 +66,9 @@ pub struct SwitchConfig {
     pub cut_extra: u64,
     pub forwarding: Forwarding,
     pub queue: QueueKind,
+    /// `switch.serve_order`: which packet of the owning flow a pFabric queue serves
+    /// (switch ports and, with pFabric, the hosts' NICs).
+    pub serve_order: ServeOrder,
     pub overflow: Overflow,
     pub fastlane: FastLaneConfig,
     /// CoDel marking, when `switch.ecn = "codel"`.

@@ -42,7 +42,8 @@ impl OqSwitch {
                 let mut p = Port::new(end, cfg.port_buffer(fabric, node, end));
                 // pFabric end hosts serve their NIC by priority too (pFabric §4.1).
                 p.install(
-                    (cfg.queue == QueueKind::PFabric).then(Box::<PFabricQueue>::default),
+                    (cfg.queue == QueueKind::PFabric)
+                        .then(|| Box::new(PFabricQueue::new(cfg.serve_order))),
                     (cfg.overflow == Overflow::FastLane)
                         .then(|| Box::new(NotifQueue::new(cfg.fastlane))),
                     cfg.codel.map(|c| Box::new(Codel::new(c))),

@@ -38,6 +38,10 @@ const CROSSBAR: u8 = 16;
 const CLASS_BYTES: u8 = 32;
 /// Control frames (flow control's pauses) wait to go ahead of the data.
 const HAS_CONTROL: u8 = 64;
+/// Not a slow path: the pFabric queue holds packets (kept here so that a packet passing
+/// an idle pFabric port, and every transmission's "more to send?", need not load the
+/// queue).
+const PF_QUEUED: u8 = 128;
 /// The bits that send a packet down the owner's full pipeline.
 const SLOW: u8 = HAS_PFABRIC | HAS_NOTIF | HAS_CODEL | PAUSED | HAS_CONTROL;
 
@@ -516,8 +520,35 @@ impl Port {
                 }
                 return Offer::Queued;
             }
+        } else if self.extras & (SLOW | PF_QUEUED) == HAS_PFABRIC
+            && self.busy_until <= now
+            && self.wake_at == NO_WAKE
+        {
+            // An empty pFabric port (no other mechanism, nothing paused) with its link
+            // idle: the arrival would be admitted and served at once, so it goes as on
+            // a plain port (same counters; no eviction, nothing to choose from).
+            let h = *cx.pkts.hot(pkt);
+            if self.pass_through_pfabric(h.wire as u64) {
+                self.transmit(cx, node, port, pkt, h);
+                return Offer::Sent(h.kind);
+            }
         }
         Offer::Slow
+    }
+
+    /// [`Port::enqueue_pfabric`] immediately followed by [`Port::dequeue`] on an idle,
+    /// empty pFabric port: the same counters. False when the packet does not fit (the
+    /// slow path drops it).
+    #[inline]
+    fn pass_through_pfabric(&mut self, wire: u64) -> bool {
+        debug_assert!(self.bytes == 0 && self.pfabric.as_ref().is_some_and(|q| q.is_empty()));
+        if wire > self.capacity {
+            return false;
+        }
+        // No account(now): with nothing queued it adds nothing, as in `pass_through`.
+        self.max_bytes = self.max_bytes.max(wire);
+        self.enqueued += 1;
+        true
     }
 
     /// Tail-drop admission; returns false when the packet does not fit in the buffer
@@ -570,6 +601,7 @@ impl Port {
             // Turbo §4.1: it took another flow's place (a zombie if it dies later).
             cx.pkts.get_mut(e.pkt).journey |= BLOCKED;
         }
+        self.extras |= PF_QUEUED;
         self.enqueued += 1;
         self.max_bytes = self.max_bytes.max(self.bytes);
         true
@@ -612,7 +644,9 @@ impl Port {
             self.account(now);
             let q = self.pfabric.as_mut().unwrap();
             let e = q.dequeue(&mut self.bytes, self.paused)?;
-            if q.others_queued(e.flow, e.class) {
+            if q.is_empty() {
+                self.extras &= !PF_QUEUED;
+            } else if q.others_queued(e.flow, e.class) {
                 // Turbo §4.1: served ahead of another flow's packet (a zombie if it
                 // dies later).
                 pkts.get_mut(e.pkt).journey |= BLOCKED;
@@ -650,9 +684,11 @@ impl Port {
     /// No data waiting (notifications aside).
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.nonempty == 0
-            && (self.extras & HAS_PFABRIC == 0
-                || self.pfabric.as_ref().is_none_or(|q| q.is_empty()))
+        debug_assert_eq!(
+            self.extras & PF_QUEUED != 0,
+            self.pfabric.as_ref().is_some_and(|q| !q.is_empty())
+        );
+        self.nonempty == 0 && self.extras & PF_QUEUED == 0
     }
 
     /// Nothing at all to send: no data, notification or control frame (data of a
