@@ -28,6 +28,7 @@ REPRODUCTIONS = {
     "fastlane": "spillway.reproduce.fastlane",
     "cp": "spillway.reproduce.cp",
     "detail": "spillway.reproduce.detail",
+    "turbo": "spillway.reproduce.turbo",
 }
 
 
@@ -44,9 +45,11 @@ class Figure:
     title: str
     source: str
     setup: str
-    sweep: dict[str, Any]
+    # None: a figure drawn from no simulation (its analysis gets no results).
+    sweep: dict[str, Any] | None
     # (results, figure dir) -> (table, image paths, verdicts)
-    analyze: Callable[[Results, Path], tuple[pd.DataFrame, list[Path], list[Verdict]]]
+    analyze: Callable[[Results | None, Path],
+                      tuple[pd.DataFrame, list[Path], list[Verdict]]]
     paper: list[str] = field(default_factory=list)
     metrics: list[Callable[..., Any]] = field(default_factory=list)
     notes: str = ""
@@ -114,24 +117,33 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
     summary_rows = []
     if seeds_from != 1:
         for f in figs:
-            f.sweep = shift_seeds(f.sweep, seeds_from)
+            if f.sweep is not None:
+                f.sweep = shift_seeds(f.sweep, seeds_from)
     for fig in figs:
         print(f"[{fig.id}] {fig.title}", file=sys.stderr, flush=True)
-        data = out / "data" / (fig.data or fig.id)
-        sw = run_sweep(build_sweep(fig.sweep), data, workers=workers, quiet=True)
-        if sw.failed:
+        if fig.sweep is None:
+            table, images, verdicts = fig.analyze(None, out)
+        else:
+            data = out / "data" / (fig.data or fig.id)
+            # A progress bar on a terminal (points done, ETA), nothing else.
+            sw = run_sweep(build_sweep(fig.sweep), data, workers=workers, quiet=True,
+                           progress=sys.stderr.isatty())
+            if sw.failed:
+                with Results(data) as res:
+                    errors = res.sql("SELECT DISTINCT error FROM points "
+                                     "WHERE status = 'failed'")
+                raise SystemExit(f"spillway reproduce: {sw.failed} point(s) of {fig.id} "
+                                 "failed: " + "; ".join(errors["error"]))
             with Results(data) as res:
-                errors = res.sql("SELECT DISTINCT error FROM points WHERE status = 'failed'")
-            raise SystemExit(f"spillway reproduce: {sw.failed} point(s) of {fig.id} failed: "
-                             + "; ".join(errors["error"]))
-        with Results(data) as res:
-            table, images, verdicts = fig.analyze(res, out)
+                table, images, verdicts = fig.analyze(res, out)
         table.to_csv(out / f"{fig.id}.csv", index=False)
         parts.append(f"## {fig.title}\n\n*Source: {fig.source}*\n\n**Setup.** {fig.setup}\n")
         for img in images:
             if img.suffix == ".png":
                 parts.append(f"![{fig.id}]({img.relative_to(out)})\n")
-        parts.append(f"**Spillway** (data: `{fig.id}.csv`, sweep: `data/{fig.data or fig.id}/`)"
+        sweep_note = (f", sweep: `data/{fig.data or fig.id}/`" if fig.sweep is not None
+                      else ", no simulation")
+        parts.append(f"**Spillway** (data: `{fig.id}.csv`{sweep_note})"
                      "\n\n" + markdown_table(table) + "\n")
         if fig.paper:
             parts.append("**The paper reports**\n\n" + "\n".join(f"- {p}" for p in fig.paper)
