@@ -6,7 +6,8 @@ the hosts, 40 Gbps in the core, 0.2 µs per link (`topology.kind = "pfabric144"`
 of payload and 40 B of headers per packet, no Ethernet framing. Flows arrive as a Poisson
 process per source-destination pair at the offered load (§5.1.3), sizes from the Bing web
 search (`websearch`), Aditya and data mining CDFs. Every port is a pFabric queue (serve the
-most urgent flow, earliest packet first; drop the least urgent).
+most urgent flow, its earliest packet under pFabric and its lowest sequence number under
+Turbo, §4(3); drop the least urgent).
 
 pFabric as Turbo configures it (§5.2): initial window 4 packets (one BDP), at most 7,
 12,000 B buffers (8 packets), a fixed 15 µs timeout, priority = remaining bytes, no probe
