@@ -9,13 +9,12 @@ fn arb_body() -> impl Strategy<Value = Body> {
     let demand = (any::<u32>(), any::<u64>()).prop_map(|(dst, total)| Demand { dst, total });
     let grant = (any::<u16>(), any::<u16>(), any::<u32>())
         .prop_map(|(offset, path, dst)| SlotGrant { offset, path, dst });
-    let totals = (any::<u32>(), any::<u64>(), any::<u64>()).prop_map(
-        |(dst, requested, allocated)| Totals {
+    let totals =
+        (any::<u32>(), any::<u64>(), any::<u64>()).prop_map(|(dst, requested, allocated)| Totals {
             dst,
             requested,
             allocated,
-        },
-    );
+        });
     prop_oneof![
         prop::collection::vec(demand, 0..=MAX_REPORT_ENTRIES).prop_map(Body::Report),
         (
@@ -78,13 +77,16 @@ fn sizes() {
     assert_eq!(RESET_ACK_LEN, 32);
     assert_eq!(WATCHDOG_LEN, 24);
     // Every message fits a 1500-byte MTU with IP and UDP headers.
-    assert!(MAX_MSG_LEN + 28 <= 1500);
+    const { assert!(MAX_MSG_LEN + 28 <= 1500) };
 }
 
 #[test]
 fn every_kind_round_trips() {
     let bodies = [
-        Body::Report(vec![Demand { dst: 7, total: u64::MAX }]),
+        Body::Report(vec![Demand {
+            dst: 7,
+            total: u64::MAX,
+        }]),
         Body::Alloc(Alloc {
             base: 1 << 40,
             grants: vec![SlotGrant {
@@ -153,10 +155,7 @@ fn typed_errors() {
     // A count the bytes do not hold.
     let mut v = b.clone();
     v[24..26].copy_from_slice(&2u16.to_be_bytes());
-    assert!(matches!(
-        decode(&v, 99),
-        Err(DecodeError::Truncated { .. })
-    ));
+    assert!(matches!(decode(&v, 99), Err(DecodeError::Truncated { .. })));
     let mut v = b.clone();
     v[30] ^= 1;
     assert_eq!(decode(&v, 99), Err(DecodeError::Checksum));

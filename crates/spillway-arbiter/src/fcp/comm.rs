@@ -55,9 +55,13 @@ pub struct Transmit {
 pub enum CommEvent {
     Failover(FailoverEvent),
     /// A reset of `endpoint` began (its counts are zero).
-    Reset { endpoint: u32 },
+    Reset {
+        endpoint: u32,
+    },
     /// `endpoint` acknowledged its reset.
-    Synced { endpoint: u32 },
+    Synced {
+        endpoint: u32,
+    },
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

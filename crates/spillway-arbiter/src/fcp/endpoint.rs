@@ -336,9 +336,18 @@ impl Endpoint {
                 d.acked = true;
             }
         }
-        if self.dsts.values().all(|d| d.acked) {
+        if !self.unsettled() {
             self.retransmit_due = None;
         }
+    }
+
+    /// Some destination is not acknowledged or not fully allocated: the retransmit timer
+    /// runs (a report of its current totals is answered with the arbiter's counts, which
+    /// reveal lost allocations).
+    fn unsettled(&self) -> bool {
+        self.dsts
+            .values()
+            .any(|d| !d.acked || d.requested != d.received)
     }
 
     fn push(&mut self, body: Body) {
@@ -409,11 +418,7 @@ impl Endpoint {
                 self.stats.reports_sent += 1;
                 self.push(Body::Report(entries));
             }
-            if self
-                .dsts
-                .values()
-                .any(|d| !d.acked || d.requested != d.received)
-            {
+            if self.unsettled() {
                 self.retransmit_due = Some(now.saturating_add(self.cfg.retransmit));
             } else {
                 self.retransmit_due = None;

@@ -123,8 +123,11 @@ impl Failover {
 
     /// When the secondary takes over if it hears nothing more.
     fn takeover_at(&self) -> u64 {
-        self.last_heard
-            .saturating_add(self.cfg.takeover.saturating_mul(self.cfg.rank.max(1) as u64))
+        self.last_heard.saturating_add(
+            self.cfg
+                .takeover
+                .saturating_mul(self.cfg.rank.max(1) as u64),
+        )
     }
 
     /// The first epoch above ours that this rank owns (None past u32::MAX).

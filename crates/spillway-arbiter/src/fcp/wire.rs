@@ -175,14 +175,24 @@ pub struct Msg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DecodeError {
     /// Fewer bytes than the header or the body's counts need.
-    Truncated { need: usize, got: usize },
+    Truncated {
+        need: usize,
+        got: usize,
+    },
     Version(u8),
     Kind(u8),
     /// The header's length field is not the number of bytes received, or not what the
     /// body's counts make.
-    Length { declared: usize, actual: usize },
+    Length {
+        declared: usize,
+        actual: usize,
+    },
     /// A count above the kind's maximum.
-    TooManyEntries { kind: Kind, count: usize, max: usize },
+    TooManyEntries {
+        kind: Kind,
+        count: usize,
+        max: usize,
+    },
     /// The checksum does not verify under the expected nonce.
     Checksum,
 }
@@ -210,8 +220,15 @@ impl std::error::Error for DecodeError {}
 /// Why a message cannot be encoded (a caller's error, still not a panic).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EncodeError {
-    BufferTooSmall { need: usize, got: usize },
-    TooManyEntries { kind: Kind, count: usize, max: usize },
+    BufferTooSmall {
+        need: usize,
+        got: usize,
+    },
+    TooManyEntries {
+        kind: Kind,
+        count: usize,
+        max: usize,
+    },
 }
 
 impl std::fmt::Display for EncodeError {
