@@ -468,3 +468,88 @@ impl IntoFlow for (u32, u32) {
         }
     }
 }
+
+/// Outside input never panics either machine: random bytes, and random messages (some
+/// keyed with the right nonce, naming real endpoints and destinations, huge totals,
+/// offsets and epochs), interleaved with timers.
+#[derive(Clone, Debug)]
+enum Junk {
+    Bytes(Vec<u8>),
+    Report(u32, u32, Vec<(u32, u64)>),
+    Alloc(u32, u32, u64, Vec<(u16, u16, u32)>, Vec<(u32, u64, u64)>),
+    Reset(u32, u32, u64),
+    Control(u32, u32, u8),
+}
+
+fn junk() -> impl Strategy<Value = Junk> {
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..200).prop_map(Junk::Bytes),
+        (
+            0..5u32,
+            0..6u32,
+            prop::collection::vec((0..5u32, any::<u64>()), 0..4)
+        )
+            .prop_map(|(e, ep, v)| Junk::Report(e, ep, v)),
+        (
+            0..5u32,
+            0..6u32,
+            any::<u64>(),
+            prop::collection::vec((any::<u16>(), any::<u16>(), 0..5u32), 0..4),
+            prop::collection::vec((0..5u32, any::<u64>(), any::<u64>()), 0..4)
+        )
+            .prop_map(|(e, ep, b, g, t)| Junk::Alloc(e, ep, b, g, t)),
+        (0..5u32, 0..6u32, any::<u64>()).prop_map(|(e, ep, n)| Junk::Reset(e, ep, n)),
+        (0..5u32, 0..6u32, 0..3u8).prop_map(|(e, ep, k)| Junk::Control(e, ep, k)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn outside_input_never_panics(inputs in prop::collection::vec((junk(), any::<bool>(), 0..50u64), 1..60)) {
+        let mut p = Pair::new();
+        p.round_trip(0);
+        let mut now = 0;
+        for (j, right_nonce, dt) in inputs {
+            now += dt * US;
+            let nonce = if right_nonce { p.ep.nonce() } else { 7 };
+            let m = |endpoint: u32, epoch: u32, body: Body| Msg { epoch, seq: (now / US) as u32, endpoint, nonce, body };
+            let msg = match j {
+                Junk::Bytes(b) => {
+                    p.ep.handle_bytes(now, &b);
+                    p.comm.handle_bytes(now, &b, &mut p.arb);
+                    None
+                }
+                Junk::Report(e, ep, v) => Some(m(e, ep, Body::Report(
+                    v.into_iter().map(|(dst, total)| wire::Demand { dst, total }).collect()))),
+                Junk::Alloc(e, ep, base, g, t) => Some(m(e, ep, Body::Alloc(Alloc {
+                    base,
+                    grants: g.into_iter().map(|(offset, path, dst)| SlotGrant { offset, path, dst }).collect(),
+                    totals: t.into_iter().map(|(dst, requested, allocated)| Totals { dst, requested, allocated }).collect(),
+                }))),
+                Junk::Reset(e, ep, n) => Some(m(e, ep, Body::Reset { nonce: n })),
+                Junk::Control(e, ep, k) => Some(m(e, ep, match k {
+                    0 => Body::ResetRequest,
+                    1 => Body::ResetAck { nonce },
+                    _ => Body::Watchdog,
+                })),
+            };
+            if let Some(msg) = msg {
+                p.ep.handle(now, Input::Msg(msg.clone()));
+                p.comm.handle(now, msg, &mut p.arb);
+            }
+            p.ep.handle(now, Input::Demand { dst: 1, slots: dt });
+            p.ep.handle_timeout(now);
+            p.comm.handle_timeout(now, &mut p.arb);
+            let mut b = Batch::new();
+            p.comm.allocate(now / US + 65, &mut p.arb, &mut b, |_| 0);
+            let a = p.arbiter_out();
+            p.deliver_endpoint(now, a);
+            let e = p.endpoint_out();
+            p.deliver_arbiter(now, e);
+            while p.ep.poll_event().is_some() {}
+            while p.comm.poll_event().is_some() {}
+        }
+    }
+}
