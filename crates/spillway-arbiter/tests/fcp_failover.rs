@@ -328,3 +328,34 @@ fn partitioned_primary_stands_down_when_it_hears_the_higher_epoch() {
     assert_eq!(w.granted[0][2], 2000);
     assert_eq!(w.granted[1][2], 2000);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// The primary crashes at a random time while random demand is being served: no pair
+    /// is ever granted more than asked (checked every step) and the new primary grants
+    /// the rest.
+    #[test]
+    fn random_crash_grants_exactly_once(
+        crash in 200..2000u64,
+        sched in proptest::collection::vec((0..2000u64, 0..4u32, 1..4u32, 1..200u64), 1..12),
+    ) {
+        let mut w = World::new(4);
+        let mut sched: Vec<_> = sched.into_iter().map(|(t, s, o, k)| (t, s, (s + o) % 4, k)).collect();
+        sched.sort();
+        let mut next = 0;
+        for t in 0..8000u64 {
+            if t == crash {
+                w.down[0] = true;
+            }
+            while next < sched.len() && sched[next].0 <= t {
+                let (_, s, d, k) = sched[next];
+                w.ask(t * US, s, d, k);
+                next += 1;
+            }
+            w.step(t * US);
+        }
+        proptest::prop_assert_eq!(w.arbs[1].1.role(), Role::Primary);
+        proptest::prop_assert_eq!(&w.granted, &w.asked);
+    }
+}
