@@ -4,7 +4,8 @@
 //! Everything here is sans-IO and driven by the caller's clock: the caller reports
 //! demand ([`Arbiter::request`], FCP aggregate counts) and asks for the allocation of a
 //! batch of timeslots ([`Arbiter::allocate`]); path selection colors one timeslot's
-//! matching ([`pathsel::TwoTier`]). No allocation happens in steady state: buffers grow
+//! matching ([`pathsel::TwoTier`]); [`fcp`] is the control protocol between endpoints
+//! and the arbiter (§5.3) and arbiter failover (§5.1). No allocation happens in steady state: buffers grow
 //! to the largest size they have needed and are reused.
 
 pub mod alloc;
@@ -13,6 +14,7 @@ pub mod cli;
 pub mod cputime;
 pub mod demand;
 pub mod fabric;
+pub mod fcp;
 pub mod pathsel;
 pub mod pipeline;
 pub mod slots;

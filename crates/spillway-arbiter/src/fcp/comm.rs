@@ -1,0 +1,430 @@
+//! The arbiter's side of FCP (the paper's comm-core, §6.2): per endpoint the nonce and
+//! reset state; reports go into an [`Arbiter`] as totals, so duplicated and reordered
+//! reports never over-allocate (the demand table adds only `new total - stored total`);
+//! allocations go out per endpoint from a [`Batch`], with the counts behind them; a
+//! burst of bad checksums resets an endpoint (§5.3); the primary sends watchdogs and a
+//! secondary takes over after silence (§5.1, [`super::failover`]).
+
+use super::failover::{Failover, FailoverConfig, FailoverEvent, Role};
+use super::wire::{self, Alloc, Body, Msg, SlotGrant, Totals, MAX_TOTALS};
+use super::{splitmix, BurstDetector};
+use crate::{Arbiter, Batch, Flow, Grant};
+use std::collections::VecDeque;
+
+/// Arbiter-side parameters; times in picoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommConfig {
+    /// A reset not acknowledged this long is sent again.
+    pub reset_retry: u64,
+    /// `bad_burst` session messages from one endpoint failing their checksum (or of the
+    /// wrong epoch) within `bad_window` reset it.
+    pub bad_burst: u32,
+    pub bad_window: u64,
+    /// Seed of the nonces (deterministic; a service seeds it from its own randomness).
+    pub nonce_seed: u64,
+    pub failover: FailoverConfig,
+}
+
+impl CommConfig {
+    pub fn new(failover: FailoverConfig, nonce_seed: u64) -> Self {
+        CommConfig {
+            reset_retry: 200_000_000,
+            bad_burst: 4,
+            bad_window: 100_000_000,
+            nonce_seed,
+            failover,
+        }
+    }
+}
+
+/// Where a message goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dest {
+    Endpoint(u32),
+    /// The arbiters' multicast group (watchdogs).
+    Arbiters,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    pub dest: Dest,
+    pub msg: Msg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommEvent {
+    Failover(FailoverEvent),
+    /// A reset of `endpoint` began (its counts are zero).
+    Reset {
+        endpoint: u32,
+    },
+    /// `endpoint` acknowledged its reset.
+    Synced {
+        endpoint: u32,
+    },
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CommStats {
+    pub reports: u64,
+    /// Report entries the demand table refused (an implausible total or destination).
+    pub refused: u64,
+    pub allocs_sent: u64,
+    pub acks_sent: u64,
+    pub resets: u64,
+    pub bad_checksums: u64,
+    pub malformed: u64,
+    pub watchdogs_sent: u64,
+    /// Endpoint messages dropped because this arbiter is a secondary.
+    pub dropped_secondary: u64,
+}
+
+struct Peer {
+    nonce: u64,
+    /// A reset sent and not acknowledged: when to send it again.
+    resetting: Option<u64>,
+    /// Bad checksums before this time are expected (old-nonce messages in flight).
+    quiet_until: u64,
+    seq: u32,
+    bad: BurstDetector,
+    /// This batch's grants for the endpoint (scratch, reused).
+    grants: Vec<SlotGrant>,
+}
+
+pub struct Comm {
+    cfg: CommConfig,
+    failover: Failover,
+    peers: Vec<Peer>,
+    nonces: u64,
+    touched: Vec<u32>,
+    dsts: Vec<u32>,
+    tx: VecDeque<Transmit>,
+    events: VecDeque<CommEvent>,
+    stats: CommStats,
+}
+
+impl Comm {
+    /// The protocol side of an arbiter serving endpoints `0..endpoints`. The initial
+    /// primary (rank 0) resets every endpoint at once, so they learn its epoch and nonce.
+    pub fn new(cfg: CommConfig, endpoints: u32, arb: &mut Arbiter, now: u64) -> Self {
+        let mut c = Comm {
+            cfg,
+            failover: Failover::new(cfg.failover, now),
+            peers: (0..endpoints)
+                .map(|_| Peer {
+                    nonce: 0,
+                    resetting: None,
+                    quiet_until: 0,
+                    seq: 0,
+                    bad: BurstDetector::new(cfg.bad_burst, cfg.bad_window),
+                    grants: Vec::new(),
+                })
+                .collect(),
+            nonces: 0,
+            touched: Vec::new(),
+            dsts: Vec::new(),
+            tx: VecDeque::new(),
+            events: VecDeque::new(),
+            stats: CommStats::default(),
+        };
+        if c.failover.role() == Role::Primary {
+            c.reset_all(now, arb);
+        }
+        c
+    }
+
+    pub fn role(&self) -> Role {
+        self.failover.role()
+    }
+    pub fn epoch(&self) -> u32 {
+        self.failover.epoch()
+    }
+    pub fn stats(&self) -> &CommStats {
+        &self.stats
+    }
+    /// The nonce of `endpoint`'s session (0 if unknown).
+    pub fn nonce(&self, endpoint: u32) -> u64 {
+        self.peers.get(endpoint as usize).map_or(0, |p| p.nonce)
+    }
+
+    fn fresh_nonce(&mut self) -> u64 {
+        loop {
+            self.nonces += 1;
+            let n = splitmix(
+                self.cfg.nonce_seed ^ splitmix(self.nonces ^ ((self.epoch() as u64) << 40)),
+            );
+            if n != wire::CONTROL_NONCE {
+                return n;
+            }
+        }
+    }
+
+    fn send(&mut self, e: u32, body: Body) {
+        let epoch = self.epoch();
+        let p = &mut self.peers[e as usize];
+        let msg = Msg {
+            epoch,
+            seq: p.seq,
+            endpoint: e,
+            nonce: p.nonce,
+            body,
+        };
+        p.seq = p.seq.wrapping_add(1);
+        self.tx.push_back(Transmit {
+            dest: Dest::Endpoint(e),
+            msg,
+        });
+    }
+
+    /// §5.3 re-synchronization: zero the endpoint's counts, pick a new nonce, send it.
+    fn start_reset(&mut self, now: u64, e: u32, arb: &mut Arbiter) {
+        let nonce = self.fresh_nonce();
+        if arb.reset(e).is_err() {
+            // An endpoint outside the arbiter's fabric: nothing to reset.
+            self.stats.malformed += 1;
+            return;
+        }
+        let p = &mut self.peers[e as usize];
+        p.nonce = nonce;
+        p.resetting = Some(now.saturating_add(self.cfg.reset_retry));
+        p.quiet_until = now.saturating_add(self.cfg.bad_window);
+        self.stats.resets += 1;
+        self.events.push_back(CommEvent::Reset { endpoint: e });
+        self.send(e, Body::Reset { nonce });
+    }
+
+    fn reset_all(&mut self, now: u64, arb: &mut Arbiter) {
+        for e in 0..self.peers.len() as u32 {
+            self.start_reset(now, e, arb);
+        }
+    }
+
+    fn failover_event(&mut self, now: u64, ev: Option<FailoverEvent>, arb: &mut Arbiter) {
+        let Some(ev) = ev else { return };
+        self.events.push_back(CommEvent::Failover(ev));
+        match ev {
+            FailoverEvent::TookOver { .. } => self.reset_all(now, arb),
+            FailoverEvent::StoodDown { .. } => {
+                for p in &mut self.peers {
+                    p.resetting = None;
+                }
+            }
+        }
+    }
+
+    /// A datagram: decoded with the nonce of the endpoint it names; a bad checksum counts
+    /// towards that endpoint's reset.
+    pub fn handle_bytes(&mut self, now: u64, bytes: &[u8], arb: &mut Arbiter) {
+        let h = match wire::peek(bytes) {
+            Ok(h) => h,
+            Err(_) => {
+                self.stats.malformed += 1;
+                return;
+            }
+        };
+        let nonce = self.nonce(h.endpoint);
+        match wire::decode(bytes, nonce) {
+            Ok(m) => self.handle(now, m, arb),
+            Err(wire::DecodeError::Checksum) if (h.endpoint as usize) < self.peers.len() => {
+                self.bad(now, h.endpoint, arb)
+            }
+            Err(_) => self.stats.malformed += 1,
+        }
+    }
+
+    fn bad(&mut self, now: u64, e: u32, arb: &mut Arbiter) {
+        self.stats.bad_checksums += 1;
+        if self.role() != Role::Primary {
+            return;
+        }
+        let p = &mut self.peers[e as usize];
+        // During a reset, old-nonce messages still in flight are expected.
+        if p.resetting.is_none() && now >= p.quiet_until && p.bad.hit(now) {
+            self.start_reset(now, e, arb);
+        }
+    }
+
+    /// A message from an endpoint or another arbiter.
+    pub fn handle(&mut self, now: u64, m: Msg, arb: &mut Arbiter) {
+        if let Body::Watchdog = m.body {
+            let ev = self.failover.on_watchdog(now, m.epoch);
+            self.failover_event(now, ev, arb);
+            return;
+        }
+        let e = m.endpoint;
+        if e as usize >= self.peers.len() {
+            self.stats.malformed += 1;
+            return;
+        }
+        if m.epoch > self.epoch() {
+            // The endpoint follows a higher epoch: a newer primary exists.
+            let ev = self.failover.heard_higher(now, m.epoch);
+            self.failover_event(now, ev, arb);
+        }
+        if self.role() != Role::Primary {
+            self.stats.dropped_secondary += 1;
+            return;
+        }
+        if let Body::ResetRequest = m.body {
+            match self.peers[e as usize].resetting {
+                // Already resetting: send the same reset again.
+                Some(_) => {
+                    let nonce = self.peers[e as usize].nonce;
+                    self.send(e, Body::Reset { nonce });
+                }
+                None => self.start_reset(now, e, arb),
+            }
+            return;
+        }
+        if m.epoch != self.epoch() || m.nonce != self.peers[e as usize].nonce {
+            self.bad(now, e, arb);
+            return;
+        }
+        // A verified session message: the endpoint has the current nonce.
+        if self.peers[e as usize].resetting.take().is_some() {
+            self.events.push_back(CommEvent::Synced { endpoint: e });
+        }
+        if let Body::Report(entries) = m.body {
+            self.stats.reports += 1;
+            self.dsts.clear();
+            for d in &entries {
+                match arb.request(e, d.dst, d.total) {
+                    Ok(()) => self.dsts.push(d.dst),
+                    Err(_) => self.stats.refused += 1,
+                }
+            }
+            self.dsts.sort_unstable();
+            self.dsts.dedup();
+            // Ack at once: the totals say what was received and what was allocated.
+            let dsts = std::mem::take(&mut self.dsts);
+            self.send_alloc(e, 0, Vec::new(), &dsts, arb);
+            self.stats.acks_sent += 1;
+            self.dsts = dsts;
+        }
+    }
+
+    /// Allocation messages to `e`: `grants` (all in the first message) and the totals
+    /// of `dsts`, split at [`MAX_TOTALS`].
+    fn send_alloc(
+        &mut self,
+        e: u32,
+        base: u64,
+        mut grants: Vec<SlotGrant>,
+        dsts: &[u32],
+        arb: &Arbiter,
+    ) {
+        let totals = |dst: u32| {
+            let f = Flow { src: e, dst };
+            Totals {
+                dst,
+                requested: arb.demand().requested(f).unwrap_or(0),
+                allocated: arb.demand().allocated(f).unwrap_or(0),
+            }
+        };
+        let mut chunks = dsts.chunks(MAX_TOTALS);
+        loop {
+            let chunk = chunks.next().unwrap_or(&[]);
+            let a = Alloc {
+                base,
+                grants: std::mem::take(&mut grants),
+                totals: chunk.iter().map(|&d| totals(d)).collect(),
+            };
+            self.send(e, Body::Alloc(a));
+            if chunks.len() == 0 {
+                break;
+            }
+        }
+    }
+
+    /// Allocate timeslots `first .. first + width` (see [`Arbiter::allocate`]) and queue
+    /// each endpoint's grants, with the path id `path` gives each grant (the caller's
+    /// path selection) and the totals of the destinations granted. Nothing while a
+    /// secondary. Call this, not `Arbiter::allocate`: totals sent later count these
+    /// grants, so they must be on their way first.
+    pub fn allocate(
+        &mut self,
+        first: u64,
+        arb: &mut Arbiter,
+        batch: &mut Batch,
+        mut path: impl FnMut(Grant) -> u16,
+    ) {
+        if self.role() != Role::Primary {
+            return;
+        }
+        arb.allocate(first, batch);
+        for g in batch.grants() {
+            let Some(p) = self.peers.get_mut(g.src as usize) else {
+                continue;
+            };
+            if p.grants.is_empty() {
+                self.touched.push(g.src);
+            }
+            p.grants.push(SlotGrant {
+                offset: g.slot as u16,
+                path: path(g),
+                dst: g.dst,
+            });
+        }
+        let touched = std::mem::take(&mut self.touched);
+        for &e in &touched {
+            let grants = std::mem::take(&mut self.peers[e as usize].grants);
+            let mut dsts: Vec<u32> = grants.iter().map(|g| g.dst).collect();
+            dsts.sort_unstable();
+            dsts.dedup();
+            self.send_alloc(e, first, grants, &dsts, arb);
+            self.stats.allocs_sent += 1;
+        }
+        self.touched = touched;
+        self.touched.clear();
+    }
+
+    /// Fire timers: takeover, watchdogs, reset retries.
+    pub fn handle_timeout(&mut self, now: u64, arb: &mut Arbiter) {
+        let ev = self.failover.handle_timeout(now);
+        self.failover_event(now, ev, arb);
+        if self.failover.watchdog_due(now) {
+            self.stats.watchdogs_sent += 1;
+            self.tx.push_back(Transmit {
+                dest: Dest::Arbiters,
+                msg: Msg {
+                    epoch: self.epoch(),
+                    seq: 0,
+                    endpoint: self.cfg.failover.rank,
+                    nonce: wire::CONTROL_NONCE,
+                    body: Body::Watchdog,
+                },
+            });
+        }
+        if self.role() == Role::Primary {
+            for e in 0..self.peers.len() as u32 {
+                let p = &mut self.peers[e as usize];
+                if p.resetting.is_some_and(|t| t <= now) {
+                    p.resetting = Some(now.saturating_add(self.cfg.reset_retry));
+                    let nonce = p.nonce;
+                    self.send(e, Body::Reset { nonce });
+                }
+            }
+        }
+    }
+
+    /// When to call [`Comm::handle_timeout`] next.
+    pub fn poll_timeout(&self) -> u64 {
+        let mut t = self.failover.poll_timeout();
+        if self.role() == Role::Primary {
+            for p in &self.peers {
+                if let Some(r) = p.resetting {
+                    t = t.min(r);
+                }
+            }
+        }
+        t
+    }
+
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.tx.pop_front()
+    }
+
+    pub fn poll_event(&mut self) -> Option<CommEvent> {
+        self.events.pop_front()
+    }
+}
