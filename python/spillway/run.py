@@ -71,6 +71,14 @@ def empty_table(name: str) -> pa.Table:
                         for c in SCHEMAS[name]})
 
 
+def joined_table(name: str, parts: list[dict[str, np.ndarray]]) -> pa.Table:
+    """Table ``name`` from the columns the simulator handed over in parts (each a dict of
+    columns), in order; typed and empty when there are none."""
+    if not parts:
+        return empty_table(name)
+    return table(name, {c: np.concatenate([p[c] for p in parts]) for c in parts[0]})
+
+
 def flows_table(cols: dict[str, np.ndarray]) -> pa.Table:
     return table("flows", cols)
 
@@ -287,14 +295,10 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
     if writer is None:  # no flows at all: still write an empty table with the schema
         pq.write_table(empty_table("flows"), flows_path)
     if sim.has_queries:
-        queries = (table("queries", {c: np.concatenate([p[c] for p in query_parts])
-                                     for c in query_parts[0]})
-                   if query_parts else empty_table("queries"))
+        queries = joined_table("queries", query_parts)
         pq.write_table(queries, out / "queries.parquet")
     if sim.has_timeseries:
-        series = (table("timeseries", {c: np.concatenate([p[c] for p in series_parts])
-                                       for c in series_parts[0]})
-                  if series_parts else empty_table("timeseries"))
+        series = joined_table("timeseries", series_parts)
         pq.write_table(series, out / "timeseries.parquet")
     ports = sim.ports()
     pq.write_table(table("ports", ports), out / "ports.parquet")

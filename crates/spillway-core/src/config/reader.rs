@@ -178,6 +178,20 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
+    /// A choice whose default depends on other keys (its table default is empty): the
+    /// value given, else `derived`, recorded in the resolved scenario.
+    pub(super) fn choice_or(
+        &mut self,
+        path: &'static str,
+        derived: &'static str,
+    ) -> Result<&'static str, ScenarioError> {
+        if self.raw(path).is_some() {
+            return self.choice(path);
+        }
+        self.record(path, Value::String(derived.into()));
+        Ok(derived)
+    }
+
     pub(super) fn uint(
         &mut self,
         path: &'static str,

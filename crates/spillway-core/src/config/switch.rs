@@ -29,18 +29,12 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
     };
     // Read only for the queue it orders (so only then in the resolved scenario).
     let serve_order = if queue == QueueKind::PFabric {
-        let order = if r.raw("switch.serve_order").is_some() {
-            r.choice("switch.serve_order")?
-        } else {
-            // Turbo §4(3): Turbo's queues serve the best flow's lowest sequence number.
-            let turbo = r
-                .raw("transport.kind")
-                .is_some_and(|v| v.as_str() == Some("turbo"));
-            let order = if turbo { "sequence" } else { "arrival" };
-            r.record("switch.serve_order", Value::String(order.into()));
-            order
-        };
-        match order {
+        // Turbo §4(3): Turbo's queues serve the best flow's lowest sequence number.
+        let turbo = r
+            .raw("transport.kind")
+            .is_some_and(|v| v.as_str() == Some("turbo"));
+        let derived = if turbo { "sequence" } else { "arrival" };
+        match r.choice_or("switch.serve_order", derived)? {
             "sequence" => ServeOrder::Sequence,
             _ => ServeOrder::Arrival,
         }

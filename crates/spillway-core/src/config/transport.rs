@@ -180,21 +180,12 @@ fn read_turbo(r: &mut Reader, mss: u32, rto: u64) -> Result<TransportConfig, Sce
         "t3" => ("packet", "inflate", "none"),
         _ => ("packet", "inflate", "rto"),
     };
-    let mut pick =
-        |path: &'static str, preset: &'static str| -> Result<&'static str, ScenarioError> {
-            if r.raw(path).is_some() {
-                r.choice(path)
-            } else {
-                r.record(path, Value::String(preset.into()));
-                Ok(preset)
-            }
-        };
-    let per_packet = pick("transport.turbo_timeouts", preset.0)? == "packet";
-    let on_timeout = match pick("transport.turbo_on_timeout", preset.1)? {
+    let per_packet = r.choice_or("transport.turbo_timeouts", preset.0)? == "packet";
+    let on_timeout = match r.choice_or("transport.turbo_on_timeout", preset.1)? {
         "stop" => OnTimeout::Stop,
         _ => OnTimeout::Inflate,
     };
-    let probe_spacing = pick("transport.turbo_probe_spacing", preset.2)? == "rto";
+    let probe_spacing = r.choice_or("transport.turbo_probe_spacing", preset.2)? == "rto";
     Ok(TransportConfig::Turbo(TurboConfig {
         mss,
         header_bytes: r.uint("transport.header_bytes", 0, 1000)? as u32,

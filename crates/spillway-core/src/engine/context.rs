@@ -91,7 +91,7 @@ impl Ctx {
         }
         if p.kind == PktKind::Data {
             let c = &mut self.counters;
-            c.dropped_data_bytes += if p.ppl { 0 } else { p.len as u64 };
+            c.dropped_data_bytes += p.payload();
             c.dropped_data_wire_bytes += self.pkts.hot(pkt).wire as u64;
             c.zombie_packets += (p.journey & BLOCKED != 0) as u64;
         }

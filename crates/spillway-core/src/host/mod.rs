@@ -172,7 +172,7 @@ impl Hosts {
         let (mut bytes, mut wire) = (0, 0);
         for (i, p) in cx.pkts.live_packets() {
             if p.journey & IN_NETWORK != 0 {
-                bytes += if p.ppl { 0 } else { p.len as u64 };
+                bytes += p.payload();
                 wire += cx.pkts.hot(i).wire as u64;
             }
         }

@@ -91,7 +91,7 @@ impl Hosts {
     fn count_received(&self, cx: &mut Ctx, pkt: u32) {
         let p = cx.pkts.get_mut(pkt);
         p.journey &= !IN_NETWORK;
-        let payload = if p.ppl { 0 } else { p.len as u64 };
+        let payload = p.payload();
         let c = &mut cx.counters;
         c.host_received_data_bytes += payload;
         c.host_received_data_wire_bytes += cx.pkts.hot(pkt).wire as u64;

@@ -269,14 +269,16 @@ impl Hosts {
     #[inline(never)]
     fn data_left_nic(&mut self, cx: &mut Ctx, host: u32, pkt: u32) {
         let p = cx.pkts.get_mut(pkt);
+        let (slot, id) = (p.flow_slot, p.flow_id);
         if p.kind == PktKind::Data {
+            // Turbo §5.2's dead-packet count: what hosts send their switch.
             p.journey |= IN_NETWORK;
-            cx.counters.host_sent_data_bytes += p.len as u64;
-            cx.counters.host_sent_data_wire_bytes += cx.pkts.hot(pkt).wire as u64;
+            let payload = p.payload();
+            let c = &mut cx.counters;
+            c.host_sent_data_bytes += payload;
+            c.host_sent_data_wire_bytes += cx.pkts.hot(pkt).wire as u64;
         }
-        let p = cx.pkts.get(pkt);
-        let slot = p.flow_slot;
-        if let Some(f) = self.flows.live_mut(slot, p.flow_id) {
+        if let Some(f) = self.flows.live_mut(slot, id) {
             f.in_nic -= 1;
             self.nic_wake.push(slot);
         }

@@ -135,6 +135,16 @@ impl Packet {
             hop_egress: 0,
         }
     }
+
+    /// Payload bytes a data packet carries: none once CP has cut it (`ppl`).
+    #[inline]
+    pub fn payload(&self) -> u64 {
+        if self.ppl {
+            0
+        } else {
+            self.len as u64
+        }
+    }
 }
 
 /// What forwarding and queueing read at every hop, kept apart from the rest of the

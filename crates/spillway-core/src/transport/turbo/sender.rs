@@ -31,6 +31,11 @@ impl Bits {
         self.0[(k / 64) as usize] |= 1 << (k % 64);
     }
 
+    #[inline]
+    fn clear(&mut self, k: u64) {
+        self.0[(k / 64) as usize] &= !(1 << (k % 64));
+    }
+
     /// The bits of word `w` that lie in [a, b).
     #[inline]
     fn mask(w: u64, a: u64, b: u64) -> u64 {
@@ -58,6 +63,14 @@ impl Bits {
                 *word |= new;
                 f(w, new);
             }
+        }
+    }
+
+    /// Sets every k in [a, b) that is not in `not`.
+    #[inline]
+    fn set_range_without(&mut self, not: &Bits, a: u64, b: u64) {
+        for w in a / 64..b.div_ceil(64) {
+            self.0[w as usize] |= Self::mask(w, a, b) & !not.0[w as usize];
         }
     }
 
@@ -282,7 +295,7 @@ impl TurboSender {
             {
                 Some(k) => {
                     self.resend_from = k + 1;
-                    self.resend.0[(k / 64) as usize] &= !(1 << (k % 64));
+                    self.resend.clear(k);
                     self.retransmits += 1;
                     (k, true)
                 }
@@ -392,14 +405,10 @@ impl TurboSender {
 
     fn mark_unsacked_for_resend(&mut self) {
         let (a, b) = (self.una, self.nxt);
-        if a >= b {
-            return;
+        if a < b {
+            self.resend.set_range_without(&self.done, a, b);
+            self.resend_from = self.resend_from.min(a);
         }
-        for w in a / 64..b.div_ceil(64) {
-            let m = Bits::mask(w, a, b) & !self.done.0[w as usize];
-            self.resend.0[w as usize] |= m;
-        }
-        self.resend_from = self.resend_from.min(a);
     }
 
     /// Deadlines of packets delivered or sent again since leave the front, so the timer
