@@ -5,8 +5,10 @@
 //! demand ([`Arbiter::request`], FCP aggregate counts) and asks for the allocation of a
 //! batch of timeslots ([`Arbiter::allocate`]); path selection colors one timeslot's
 //! matching ([`pathsel::TwoTier`]); [`fcp`] is the control protocol between endpoints
-//! and the arbiter (§5.3) and arbiter failover (§5.1). No allocation happens in steady state: buffers grow
-//! to the largest size they have needed and are reused.
+//! and the arbiter (§5.3) and arbiter failover (§5.1); [`voq`] runs the allocator in the
+//! Appendix's queueing model and reports its queues against Theorem 1's bounds. No
+//! allocation happens in steady state: buffers grow to the largest size they have needed
+//! and are reused.
 
 pub mod alloc;
 pub mod bench;
@@ -18,6 +20,7 @@ pub mod fcp;
 pub mod pathsel;
 pub mod pipeline;
 pub mod slots;
+pub mod voq;
 
 pub use alloc::{Allocator, Arbiter, Batch, Mode, Policy};
 pub use demand::{DemandError, DemandTable, Flow, MAX_OUTSTANDING};

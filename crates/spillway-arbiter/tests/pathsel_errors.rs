@@ -5,7 +5,7 @@
 
 use spillway_arbiter::pathsel::{
     AlternatingPaths, Coloring, EdgeColoring, PathError, ThreeTier, TwoTier, VirtualCores,
-    EULER_MAX_COLORS,
+    EULER_MAX_COLORS, MAX_VERTICES,
 };
 use spillway_arbiter::Flow;
 
@@ -126,7 +126,8 @@ fn degrees_past_a_colorers_limits_are_errors() {
             colors: 64
         })
     );
-    // Two tiers fall back to Euler splits past 65,535 packets or 64 paths.
+    // Two tiers fall back to Euler splits past 64 paths (past 65,535 packets, to the
+    // alternating-path colorer's wide tables: `pathsel_large`).
     let mut sel = TwoTier::new(vec![0, 1], VirtualCores::uniform(70_000)).unwrap();
     let flows = vec![Flow { src: 0, dst: 1 }; 70_000];
     assert_eq!(
@@ -161,4 +162,121 @@ fn physical_core_of_an_unknown_color_is_none() {
         [Some(0), Some(0), Some(2), None, None]
     );
     assert_eq!(VirtualCores::uniform(0).physical(0), None);
+}
+
+/// Past one word of racks: more than `MAX_VERTICES` racks or vertices, vertices outside
+/// the graph, a rack with more packets than paths and unknown endpoints are errors in
+/// two tiers and three and in both colorers, on the wide tables as on the inline ones.
+#[test]
+fn wide_fabrics_refuse_bad_input() {
+    let too_many: Vec<u32> = (0..=MAX_VERTICES as u32).collect();
+    let bad = Err(PathError::BadVertex(MAX_VERTICES as u32 + 1));
+    assert_eq!(
+        TwoTier::new(too_many.clone(), VirtualCores::uniform(1)).err(),
+        bad.err()
+    );
+    assert_eq!(
+        ThreeTier::new(
+            too_many,
+            8,
+            VirtualCores::uniform(1),
+            VirtualCores::uniform(1)
+        )
+        .err(),
+        bad.err()
+    );
+    assert!(TwoTier::new((0..MAX_VERTICES as u32).collect(), VirtualCores::uniform(1)).is_ok());
+    let mut out = Vec::new();
+    assert_eq!(
+        AlternatingPaths::new().color(MAX_VERTICES + 1, &[], 1, &mut out),
+        bad
+    );
+    assert_eq!(
+        EdgeColoring::new().color(MAX_VERTICES + 1, &[], 1, &mut out),
+        bad
+    );
+    for n in [100usize, 64, 65] {
+        let outside = [(0u32, 1u32), (n as u32, 3)];
+        let err = Err(PathError::BadVertex(n as u32));
+        assert_eq!(AlternatingPaths::new().color(n, &outside, 8, &mut out), err);
+        assert_eq!(EdgeColoring::new().color(n, &outside, 8, &mut out), err);
+    }
+
+    // 128 racks of 8 under 8 cores: rack 100 sends 9 packets.
+    let rack_of: Vec<u32> = (0..1024).map(|e| e / 8).collect();
+    let nine: Vec<Flow> = (0..9)
+        .map(|i| Flow {
+            src: 800 + i % 8,
+            dst: 8 * i,
+        })
+        .collect();
+    for algo in [Coloring::AlternatingPaths, Coloring::EulerSplit] {
+        let mut sel = TwoTier::new(rack_of.clone(), VirtualCores::uniform(8)).unwrap();
+        sel.set_coloring(algo);
+        let mut paths = Vec::new();
+        assert_eq!(
+            sel.select(&nine, &mut paths),
+            Err(PathError::DegreeExceedsColors {
+                degree: 9,
+                colors: 8
+            }),
+            "{algo:?}"
+        );
+        sel.select(&nine[..8], &mut paths).unwrap();
+        assert_eq!(
+            sel.select(&[Flow { src: 5, dst: 1024 }], &mut paths),
+            Err(PathError::UnknownEndpoint {
+                endpoint: 1024,
+                endpoints: 1024
+            }),
+            "{algo:?}"
+        );
+    }
+
+    // Three tiers, pods of 8 racks, 8 planes: the same nine packets overflow the ToR
+    // graph; with 2 cores per plane, the eight racks of pod 0 each sending one packet to
+    // pod 1 overflow plane 0's pod graph (each rack's only packet takes plane 0).
+    let to_pod1: Vec<Flow> = (0..8)
+        .map(|r| Flow {
+            src: 8 * r,
+            dst: 64 + 8 * r,
+        })
+        .collect();
+    for algo in [Coloring::AlternatingPaths, Coloring::EulerSplit] {
+        let mut sel = ThreeTier::new(
+            rack_of.clone(),
+            8,
+            VirtualCores::uniform(8),
+            VirtualCores::uniform(2),
+        )
+        .unwrap();
+        sel.set_coloring(algo);
+        let mut paths = Vec::new();
+        assert_eq!(
+            sel.select(&nine, &mut paths),
+            Err(PathError::DegreeExceedsColors {
+                degree: 9,
+                colors: 8
+            }),
+            "{algo:?}"
+        );
+        assert_eq!(
+            sel.select(&to_pod1, &mut paths),
+            Err(PathError::DegreeExceedsColors {
+                degree: 8,
+                colors: 2
+            }),
+            "{algo:?}"
+        );
+        sel.select(&to_pod1[..2], &mut paths).unwrap();
+        assert!(paths.iter().all(|p| p.is_some_and(|p| p.core.is_some())));
+        assert_eq!(
+            sel.select(&[Flow { src: 2000, dst: 1 }], &mut paths),
+            Err(PathError::UnknownEndpoint {
+                endpoint: 2000,
+                endpoints: 1024
+            }),
+            "{algo:?}"
+        );
+    }
 }
