@@ -23,6 +23,12 @@ pub struct CommConfig {
     /// Seed of the nonces (deterministic; a service seeds it from its own randomness).
     pub nonce_seed: u64,
     pub failover: FailoverConfig,
+    /// Answer reports with the next batch's allocation message instead of at once (one
+    /// message per endpoint per batch, not one per report: what keeps FCP's share of
+    /// the arbiter's link small when endpoints report every few microseconds). The
+    /// answer then waits up to one batch; the endpoint's retransmission timeout must
+    /// be longer than that.
+    pub defer_acks: bool,
 }
 
 impl CommConfig {
@@ -33,6 +39,7 @@ impl CommConfig {
             bad_window: 100_000_000,
             nonce_seed,
             failover,
+            defer_acks: false,
         }
     }
 }
@@ -89,6 +96,8 @@ struct Peer {
     bad: BurstDetector,
     /// This batch's grants for the endpoint (scratch, reused).
     grants: Vec<SlotGrant>,
+    /// With `defer_acks`: destinations reported since the last answer.
+    acks: Vec<u32>,
 }
 
 pub struct Comm {
@@ -97,6 +106,8 @@ pub struct Comm {
     peers: Vec<Peer>,
     nonces: u64,
     touched: Vec<u32>,
+    /// With `defer_acks`: endpoints with reports to answer.
+    acking: Vec<u32>,
     dsts: Vec<u32>,
     tx: VecDeque<Transmit>,
     events: VecDeque<CommEvent>,
@@ -118,10 +129,12 @@ impl Comm {
                     seq: 0,
                     bad: BurstDetector::new(cfg.bad_burst, cfg.bad_window),
                     grants: Vec::new(),
+                    acks: Vec::new(),
                 })
                 .collect(),
             nonces: 0,
             touched: Vec::new(),
+            acking: Vec::new(),
             dsts: Vec::new(),
             tx: VecDeque::new(),
             events: VecDeque::new(),
@@ -186,6 +199,8 @@ impl Comm {
         }
         let p = &mut self.peers[e as usize];
         p.nonce = nonce;
+        // Answers to reports of the old session would carry counts now zeroed.
+        p.acks.clear();
         p.resetting = Some(now.saturating_add(self.cfg.reset_retry));
         p.quiet_until = now.saturating_add(self.cfg.bad_window);
         self.stats.resets += 1;
@@ -293,6 +308,14 @@ impl Comm {
                     Err(_) => self.stats.refused += 1,
                 }
             }
+            if self.cfg.defer_acks {
+                let p = &mut self.peers[e as usize];
+                if p.acks.is_empty() && p.grants.is_empty() {
+                    self.acking.push(e);
+                }
+                p.acks.extend_from_slice(&self.dsts);
+                return;
+            }
             self.dsts.sort_unstable();
             self.dsts.dedup();
             // Ack at once: the totals say what was received and what was allocated.
@@ -346,12 +369,25 @@ impl Comm {
         first: u64,
         arb: &mut Arbiter,
         batch: &mut Batch,
-        mut path: impl FnMut(Grant) -> u16,
+        path: impl FnMut(Grant) -> u16,
     ) {
         if self.role() != Role::Primary {
             return;
         }
         arb.allocate(first, batch);
+        self.send_batch(arb, batch, path);
+    }
+
+    /// The allocation messages of `batch`, just allocated by `arb` ([`Arbiter::allocate`]):
+    /// for a caller whose path selection needs the whole batch before it can name any
+    /// grant's path (it colors each timeslot's matching at once), so it allocates,
+    /// selects, then sends. Call it right after the allocation, as [`Comm::allocate`]
+    /// does; nothing while a secondary.
+    pub fn send_batch(&mut self, arb: &Arbiter, batch: &Batch, mut path: impl FnMut(Grant) -> u16) {
+        if self.role() != Role::Primary {
+            return;
+        }
+        let first = batch.first_timeslot();
         for g in batch.grants() {
             let Some(p) = self.peers.get_mut(g.src as usize) else {
                 continue;
@@ -366,16 +402,30 @@ impl Comm {
             });
         }
         let touched = std::mem::take(&mut self.touched);
-        for &e in &touched {
-            let grants = std::mem::take(&mut self.peers[e as usize].grants);
-            let mut dsts: Vec<u32> = grants.iter().map(|g| g.dst).collect();
+        let acking = std::mem::take(&mut self.acking);
+        // Endpoints granted, then those with reports to answer (`defer_acks`); one in
+        // both lists is sent to once.
+        for &e in touched.iter().chain(&acking) {
+            let p = &mut self.peers[e as usize];
+            if p.grants.is_empty() && p.acks.is_empty() {
+                continue;
+            }
+            let grants = std::mem::take(&mut p.grants);
+            let mut dsts = std::mem::take(&mut p.acks);
+            dsts.extend(grants.iter().map(|g| g.dst));
             dsts.sort_unstable();
             dsts.dedup();
+            if grants.is_empty() {
+                self.stats.acks_sent += 1;
+            } else {
+                self.stats.allocs_sent += 1;
+            }
             self.send_alloc(e, first, grants, &dsts, arb);
-            self.stats.allocs_sent += 1;
         }
         self.touched = touched;
         self.touched.clear();
+        self.acking = acking;
+        self.acking.clear();
     }
 
     /// Fire timers: takeover, watchdogs, reset retries.

@@ -392,9 +392,10 @@ impl Endpoint {
         }
         if self.report_due.is_some_and(|t| t <= now) {
             self.report_due = None;
-            // Drop destinations with nothing left to say (keeps the map small).
-            self.dsts
-                .retain(|_, d| d.dirty || !d.acked || d.requested != d.received);
+            // Settled destinations stay: the arbiter keeps its running totals for them
+            // until the next reset, so forgetting ours would restart them at zero and
+            // the next report would fall behind the arbiter's (a total it has already
+            // allocated asks for nothing). They go at a reset, where both sides restart.
             let mut entries = Vec::new();
             let dirty: Vec<u32> = self
                 .dsts
@@ -419,7 +420,13 @@ impl Endpoint {
                 self.push(Body::Report(entries));
             }
             if self.unsettled() {
-                self.retransmit_due = Some(now.saturating_add(self.cfg.retransmit));
+                // From the oldest report still unanswered: a later report about other
+                // destinations must not push it back, or a busy endpoint (a report
+                // every few microseconds) would never resend, and an allocation lost
+                // on its way would never be found (its totals come only in answer).
+                if self.retransmit_due.is_none_or(|t| t <= now) {
+                    self.retransmit_due = Some(now.saturating_add(self.cfg.retransmit));
+                }
             } else {
                 self.retransmit_due = None;
             }

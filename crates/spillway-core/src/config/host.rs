@@ -5,13 +5,32 @@ use super::reader::Reader;
 use crate::host::HostConfig;
 use crate::switch::{QueueKind, SwitchConfig};
 
+/// `host.nic_flow_limit`'s default under Fastpass: 128 KB of 1500-byte segments.
+const FASTPASS_TSQ_SEGMENTS: u64 = 87;
+
+/// Whether `host.qdisc = "fastpass"` (its section is read later, by config/fastpass.rs).
+pub(super) fn wants_fastpass(r: &Reader) -> bool {
+    r.raw("host.qdisc").and_then(|v| v.as_str()) == Some("fastpass")
+}
+
 pub(super) fn read_host(
     r: &mut Reader,
     switch: &SwitchConfig,
 ) -> Result<HostConfig, ScenarioError> {
+    let fastpass = r.choice("host.qdisc")? == "fastpass";
+    let nic_flow_limit = if fastpass && r.raw("host.nic_flow_limit").is_none() {
+        // The Fastpass kernel's TSQ limit, 128 KB, in full-size segments (keys.rs).
+        r.record(
+            "host.nic_flow_limit",
+            toml::Value::Integer(FASTPASS_TSQ_SEGMENTS as i64),
+        );
+        Some(FASTPASS_TSQ_SEGMENTS)
+    } else {
+        r.opt_uint("host.nic_flow_limit", 1)?
+    };
     let host = HostConfig {
         nic_buffer: r.opt_size("host.nic_buffer")?,
-        nic_flow_limit: r.opt_uint("host.nic_flow_limit", 1)?,
+        nic_flow_limit,
         nic_drop_local: {
             let local = r.choice("host.nic_drop")? == "local";
             if local && switch.queue == QueueKind::PFabric {
@@ -32,6 +51,8 @@ pub(super) fn read_host(
         rx_jitter: r.time("host.rx_jitter")?,
         rx_coalesce: r.time("host.rx_coalesce")?,
         gro: r.bool("host.gro")?,
+        // Read with the transport known (config/fastpass.rs); this marks it wanted.
+        fastpass: None,
     };
     if host.gro && host.rx_coalesce == 0 {
         return Err(r.err(

@@ -215,12 +215,21 @@ pub const KEYS: &[KeyDef] = &[
          for it, that has lasted this long is a deadlock (a cyclic buffer dependency, e.g. from \
          `switch.routes`): the run stops with `stop_reason = \"deadlock\"` and the cycle named. Checked every \
          `deadlock_after`, so a deadlock is reported within twice this."),
+    key!("host.qdisc", Ty::Choice(&["fifo", "fastpass"]), "fifo", &[],
+        "The host's queue discipline between its transports and its NIC. `fifo`: packets go straight to the \
+         NIC. `fastpass`: Fastpass endpoint queues (Fastpass §6.1): one FIFO per destination, demand reported \
+         to the arbiter (`[fastpass]`) in MTU timeslots, and in each timeslot the arbiter grants, the packets \
+         for its destination that fit in one timeslot leave, pinned to the path the arbiter chose."),
     key!("host.nic_buffer", Ty::Size, "", &[],
         "Host NIC egress buffer; unbounded when absent (the transport's window bounds it)."),
     key!("host.nic_flow_limit", Ty::IntOrOff, "2", &[],
         "Most data segments one flow may have waiting in its host's NIC queue (TCP Small Queues): the rest of \
          the window waits in the socket until the NIC takes one, so flows from one host interleave and a long \
-         flow's window does not sit in the NIC ahead of everyone else. `off`: the whole window goes to the NIC."),
+         flow's window does not sit in the NIC ahead of everyone else. `off`: the whole window goes to the NIC. \
+         With `host.qdisc = \"fastpass\"` the queue discipline's packets count too (as Linux's TSQ counts bytes \
+         in the qdisc), and the default is 87: the Fastpass kernel's tcp_limit_output_bytes of 128 KB in \
+         full-size segments (two would let a flow have two packets waiting for their timeslots, one arbiter \
+         round trip each)."),
     key!("host.nic_drop", Ty::Choice(&["loss", "local"]), "loss", &[],
         "What a full host NIC queue does to a data segment of its own host. `loss`: it is dropped like any \
          packet and the sender finds out as from any loss. `local`: as in Linux (dev_queue_xmit returns \
@@ -279,11 +288,13 @@ pub const KEYS: &[KeyDef] = &[
          SACKed data could otherwise make a cut raise the window). `cwnd`: the congestion window (Linux's \
          tcp_reno_ssthresh). They differ when the sender is not window-limited (held back by the receive \
          window or the application)."),
-    key!("transport.rto_min", Ty::Time, "1ms", &[], "Lower bound of the retransmission timeout (RFC 6298); pFabric's and Turbo's fixed timeout."),
+    key!("transport.rto_min", Ty::Time, "1ms", &[], "Lower bound of the retransmission timeout (RFC 6298); pFabric's and Turbo's fixed timeout. \
+         With `host.qdisc = \"fastpass\"` (tcp, cubic, dctcp), 200ms: Linux's, which Fastpass runs unmodified (§6.1); packets wait for \
+         their timeslots in the endpoint queues, and a 1 ms minimum would resend them as lost."),
     key!("transport.rto_init", Ty::Time, "", &["tcp", "cubic", "dctcp", "pfabric"], "Timeout before the first RTT sample; defaults to `rto_min`."),
     key!("transport.rto_max", Ty::Time, "60s", &["tcp", "cubic", "dctcp", "pfabric"], "Upper bound of the backed-off timeout."),
     key!("transport.dupack_threshold", Ty::IntOrOff, "3", &["tcp", "cubic", "dctcp", "pfabric"],
-        "Duplicate ACKs (or SACKed segments above a hole) that trigger fast retransmit; `off` leaves loss to the timeout (multipath). With `switch.forwarding = \"alb\"` the default is `off` (DeTail §4.2)."),
+        "Duplicate ACKs (or SACKed segments above a hole) that trigger fast retransmit; `off` leaves loss to the timeout (multipath). With `switch.forwarding = \"alb\"` the default is `off` (DeTail §4.2), and so with `host.qdisc = \"fastpass\"` on a leaf-spine or fat tree: the arbiter gives each timeslot its own path (Fastpass §4), so a flow's packets can arrive out of order (FCP messages share the switches' queues), while nothing is dropped."),
     key!("transport.delayed_ack", Ty::TimeOrOff, "off", &["tcp", "cubic", "dctcp", "pfabric"],
         "Delayed ACK: acknowledge every second full segment or after this time; `off` acknowledges every segment."),
     key!("transport.max_reordering", Ty::IntOrOff, "off", &["tcp", "cubic", "dctcp", "pfabric"],
@@ -406,6 +417,60 @@ pub const KEYS: &[KeyDef] = &[
          "`background_flows`: the hosts each flow goes to, one drawn uniformly per flow, never its source; default all (DeTail §8.2: the back ends)."),
     key!("workload.background_class", Ty::Int, "7", &[],
          "Priority class (0 highest .. 7) of the data and ACKs of `background_flows`' flows (DeTail §8.1.2: low priority)."),
+    key!("fastpass.arbiter", Ty::IntOrOff, "off", &[],
+        "With `host.qdisc = \"fastpass\"` (required then): the host that runs the primary arbiter (Fastpass \
+         §2). It takes no part in the workload: default host lists leave it out, and a list that names it is \
+         refused."),
+    key!("fastpass.secondary", Ty::IntOrOff, "off", &[],
+        "A host running a secondary arbiter (§5.1): it hears every endpoint's reports and the primary's \
+         watchdogs, and takes over after `takeover` of silence, with a new epoch and fresh nonces, resetting \
+         every endpoint. Kept out of the workload as the primary is. `off`: no secondary."),
+    key!("fastpass.fail_at", Ty::TimeOrOff, "off", &[],
+        "The primary arbiter stops at this time (it neither sends nor answers anything after it). `off`: never."),
+    key!("fastpass.lead", Ty::Time, "65us", &[],
+        "How far ahead of a timeslot's start the arbiter allocates it (§5.1: 65 us, far below the 1 ms \
+         takeover, so a failed arbiter's allocations have expired before its successor's begin)."),
+    key!("fastpass.batch", Ty::Int, "16", &[],
+        "Timeslots allocated together (1..64): the arbiter allocates a batch when its first timeslot is \
+         `lead` away, colors each timeslot's matching into paths (§4), and sends each endpoint its grants \
+         in one message."),
+    key!("fastpass.processing", Ty::Time, "1us", &[],
+        "The arbiter's latency: each FCP message it receives is handled this long after it arrives (the \
+         comm-core's polling and hand-off to allocation, §6.2, §7.3)."),
+    key!("fastpass.policy", Ty::Choice(&["max_min", "min_fct"]), "max_min", &[],
+        "Timeslot allocation order (§3.1): `max_min`, least recently allocated pair first (max-min fair); \
+         `min_fct`, fewest requested timeslots left first."),
+    key!("fastpass.control", Ty::Choice(&["network", "ideal"]), "network", &[],
+        "How FCP messages travel. `network`: as packets of class 0 through the fabric (IP header + the FCP \
+         message, docs/arbiter.md § FCP), queued and dropped like any other. `ideal`: off the network, each \
+         message arriving `control_delay` after it is sent."),
+    key!("fastpass.control_delay", Ty::Time, "5us", &[],
+        "With `control = \"ideal\"`: the one-way delay of every FCP message."),
+    key!("fastpass.control_loss", Ty::Float, "0", &[],
+        "Probability that an FCP message (report, allocation, reset, watchdog) is lost as it is sent, drawn \
+         from the control channel's own random stream: FCP must deliver all demand anyway (§5.3)."),
+    key!("fastpass.control_reserve", Ty::Float, "0.01", &[],
+        "Share of every link's time left to unscheduled traffic (FCP messages): a timeslot lasts a \
+         full-size frame's time times 1 + this. Without it, FCP messages to a host whose link the arbiter \
+         keeps full would queue its data for good (§7.1: Fastpass reserves about 1% of throughput for FCP)."),
+    key!("fastpass.jitter", Ty::Time, "0us", &[],
+        "Clock error of an endpoint's transmissions: each granted timeslot is used a uniform random time in \
+         [0, jitter] after its start, drawn from the host's own stream (§6.3: queues then grow by about one \
+         packet per timeslot of error)."),
+    key!("fastpass.report_interval", Ty::Time, "10us", &[],
+        "Endpoints batch new demand for this long before reporting it (§2: aggregated over a few \
+         microseconds). Each report is one FCP packet to every arbiter: at 2 us, a host sending at 10 \
+         Gb/s would spend ~4% of its link on reports and 143 such hosts would need 55 Gb/s into the arbiter."),
+    key!("fastpass.retransmit", Ty::Time, "200us", &[],
+        "An endpoint whose reported totals are not acknowledged, or not fully allocated, sends its current \
+         totals again after this long (§5.3; old packets are never resent)."),
+    key!("fastpass.late_threshold", Ty::Time, "10us", &[],
+        "An allocation arriving more than this after its timeslot began is not used but requested again \
+         (§6.3)."),
+    key!("fastpass.watchdog", Ty::Time, "100us", &[],
+        "T_w: the primary arbiter's watchdog interval (§5.1)."),
+    key!("fastpass.takeover", Ty::Time, "1ms", &[],
+        "T_d: silence from the primary after which the secondary takes over (§5.1)."),
     key!("run.seed", Ty::Int, "1", &[], "Run seed; each component draws from its own stream derived from (seed, component)."),
     key!("run.duration", Ty::TimeOrOff, "off", &[], "Simulated time limit; `off` runs until every flow has finished."),
     key!("run.max_events", Ty::IntOrOff, "off", &[], "Event limit, a safety net for runaway scenarios."),

@@ -7,6 +7,7 @@
 //! (`docs/reference.md`) are both generated from the same table.
 
 pub mod error;
+pub mod fastpass;
 pub mod host;
 pub mod keys;
 pub mod reader;
@@ -90,9 +91,16 @@ impl Scenario {
                 "must hold at least one full-size packet (1600 B)",
             ));
         }
-        let host = read_host(&mut r, &switch)?;
+        let mut host = read_host(&mut r, &switch)?;
         let alb = matches!(switch.forwarding, Forwarding::Alb(_));
-        let transport = read_transport(&mut r, &topology, alb)?;
+        // Fastpass's arbiter gives each timeslot of a flow its own path (§4): multipath,
+        // as ALB's spraying is, where the fabric has more than one path.
+        let fastpass_multipath = host::wants_fastpass(&r)
+            && matches!(
+                topology.shape,
+                Shape::LeafSpine { .. } | Shape::FatTree { .. }
+            );
+        let transport = read_transport(&mut r, &topology, alb || fastpass_multipath)?;
         if let SwitchKind::Cioq(c) = &mut switch.kind {
             // §6.1's T_frame: the largest frame a port sends.
             c.max_frame = wire_bytes(
@@ -126,6 +134,18 @@ impl Scenario {
                  (marks go only to ECN-capable packets; Source Quench is answered like an ECN echo): \
                  set switch.ecn = \"off\" for a network that signals by loss alone",
             ));
+        }
+        let wants_fastpass = host::wants_fastpass(&r);
+        host.fastpass = fastpass::read_fastpass(
+            &mut r,
+            wants_fastpass,
+            host.nic_drop_local,
+            &topology,
+            &switch,
+            &routes,
+        )?;
+        if let Some(fp) = &host.fastpass {
+            r.reserved = fp.arbiter_hosts();
         }
         let workload = read_workload(&mut r, hosts)?;
         let background = read_background(&mut r, hosts)?;

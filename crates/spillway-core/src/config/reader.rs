@@ -11,6 +11,9 @@ pub(super) struct Reader<'a> {
     table: &'a Table,
     base_dir: Option<PathBuf>,
     resolved: Vec<(&'static str, Value)>,
+    /// Hosts that take no part in the workload (Fastpass arbiters): left out of default
+    /// host lists, refused in given ones.
+    pub(super) reserved: Vec<u32>,
 }
 
 impl<'a> Reader<'a> {
@@ -27,6 +30,7 @@ impl<'a> Reader<'a> {
             table,
             base_dir: base_dir.map(Path::to_path_buf),
             resolved: Vec::new(),
+            reserved: Vec::new(),
         };
         r.check_known_keys()?;
         Ok(r)
@@ -102,6 +106,17 @@ impl<'a> Reader<'a> {
             }
         }
         keydef(path).default
+    }
+
+    /// `host` runs a Fastpass arbiter: the error for a workload key that names it.
+    pub(super) fn reserved_host(&self, path: &str, host: u32) -> Option<ScenarioError> {
+        self.reserved.contains(&host).then(|| {
+            ScenarioError::new(
+                path,
+                host,
+                format!("host {host} runs a Fastpass arbiter (fastpass.arbiter, fastpass.secondary) and takes no part in the workload"),
+            )
+        })
     }
 
     pub(super) fn err(&self, path: &str, message: impl Into<String>) -> ScenarioError {

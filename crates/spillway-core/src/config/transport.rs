@@ -44,6 +44,9 @@ pub(super) fn bdp_segments(t: &TopologySpec, mss: u32, header: u32) -> u32 {
 /// `[transport]` into the transport's own settings.
 /// `reorder_tolerant`: the switches spread a flow's packets adaptively (DeTail's ALB), so
 /// the duplicate-ACK threshold defaults to `off`.
+/// `transport.rto_min` under Fastpass: Linux's.
+const FASTPASS_RTO_MIN: crate::units::Ps = 200_000_000_000;
+
 pub(super) fn read_transport(
     r: &mut Reader,
     topo: &TopologySpec,
@@ -52,7 +55,19 @@ pub(super) fn read_transport(
     let kind = r.choice("transport.kind")?;
     let pfabric = kind == "pfabric";
     let mss = r.uint("transport.mss", 64, 9_000)? as u32;
-    let rto_min = r.time("transport.rto_min")?;
+    let rto_min = if super::host::wants_fastpass(r)
+        && r.raw("transport.rto_min").is_none()
+        && matches!(kind, "tcp" | "cubic" | "dctcp")
+    {
+        // Fastpass §6.1 runs Linux's TCP unmodified: its 200 ms minimum timeout. Data
+        // waits in the endpoint queues for the arbiter (a round trip plus the 65 us
+        // lead, and a fair share of a busy destination), which a 1 ms minimum would
+        // take for loss and send again.
+        r.record("transport.rto_min", toml::Value::String("200ms".into()));
+        FASTPASS_RTO_MIN
+    } else {
+        r.time("transport.rto_min")?
+    };
     if rto_min == 0 {
         return Err(r.err("transport.rto_min", "must be positive"));
     }

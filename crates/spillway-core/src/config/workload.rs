@@ -50,7 +50,7 @@ impl Reader<'_> {
         hosts: u32,
     ) -> Result<Vec<u32>, ScenarioError> {
         let Some(v) = self.raw(path) else {
-            return Ok((0..hosts).collect());
+            return Ok((0..hosts).filter(|h| !self.reserved.contains(h)).collect());
         };
         let Value::Array(a) = v else {
             return Err(ScenarioError::new(
@@ -62,7 +62,12 @@ impl Reader<'_> {
         let mut out = Vec::with_capacity(a.len());
         for x in a {
             match x {
-                Value::Integer(i) if *i >= 0 && (*i as u64) < hosts as u64 => out.push(*i as u32),
+                Value::Integer(i) if *i >= 0 && (*i as u64) < hosts as u64 => {
+                    if let Some(e) = self.reserved_host(path, *i as u32) {
+                        return Err(e);
+                    }
+                    out.push(*i as u32)
+                }
                 _ => {
                     return Err(ScenarioError::new(
                         path,
@@ -189,7 +194,17 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
         "incast" => {
             let receiver = r.uint("workload.receiver", 0, u32::MAX as u64)?;
             let receiver = host_in_range(r, "workload.receiver", receiver)?;
+            if let Some(e) = r.reserved_host("workload.receiver", receiver) {
+                return Err(e);
+            }
             let all_to_all = r.choice("workload.pattern")? == "all_to_all";
+            if all_to_all && !r.reserved.is_empty() {
+                return Err(r.err(
+                    "workload.pattern",
+                    "\"all_to_all\" would make the Fastpass arbiter's host send and receive: \
+                     list the hosts with workload.sources and one workload.receiver instead",
+                ));
+            }
             if all_to_all {
                 for k in ["workload.receiver", "workload.senders"] {
                     if r.raw(k).is_some() {
@@ -302,6 +317,14 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
         }
         _ => {
             let flows = r.flows(hosts)?;
+            for (i, f) in flows.iter().enumerate() {
+                for h in [f.src, f.dst] {
+                    if let Some(mut e) = r.reserved_host("workload.flows", h) {
+                        e.message = format!("flow {i}: {}", e.message);
+                        return Err(e);
+                    }
+                }
+            }
             if flows.is_empty() {
                 return Err(r.err(
                     "workload.flows",

@@ -52,6 +52,24 @@ pub enum Ev {
     DeadlockCheck,
     /// `run.timeseries_interval`: the network's state is sampled.
     Sample,
+    /// Fastpass: `host` may send to `dst` by `path` in the granted timeslot whose low 16
+    /// bits are `lo`.
+    FpSlot {
+        host: u32,
+        dst: u32,
+        path: u16,
+        lo: u16,
+    },
+    /// Fastpass: `host`'s FCP endpoint has a timer due.
+    FpEndpoint { host: u32 },
+    /// Fastpass: arbiter `rank` has a timer or a batch due.
+    FpArbiter { rank: u32 },
+    /// Fastpass: FCP message `msg` reaches `host` off the network (the ideal channel, or
+    /// a host's own arbiter).
+    FpDeliver { host: u32, msg: u32 },
+    /// Fastpass: arbiter `rank` handles message `msg` (its processing latency has
+    /// passed).
+    FpHandle { rank: u32, msg: u32 },
 }
 
 // The event queue's nodes hold time, event and link: 8 + 16 + 4 (+ 4) = 32 bytes

@@ -265,6 +265,16 @@ impl Sim {
             }
             Ev::DeadlockCheck => self.check_deadlock(time),
             Ev::Sample => self.sample(time),
+            Ev::FpSlot {
+                host,
+                dst,
+                path,
+                lo,
+            } => self.hosts.on_fastpass_slot(cx, host, dst, path, lo),
+            Ev::FpEndpoint { host } => self.hosts.on_fastpass_endpoint(cx, host, time),
+            Ev::FpArbiter { rank } => self.hosts.on_fastpass_arbiter(cx, rank, time),
+            Ev::FpDeliver { host, msg } => self.hosts.on_fastpass_deliver(cx, host, msg),
+            Ev::FpHandle { rank, msg } => self.hosts.on_fastpass_handle(cx, rank, msg),
         }
     }
 

@@ -175,6 +175,11 @@ impl Fabric {
         self.hosts
     }
 
+    /// The shape the fabric was built from.
+    pub fn shape(&self) -> &topology::Shape {
+        &self.shape
+    }
+
     /// First node of the top switch tier (leaf_spine spines, fat_tree cores), if any.
     pub fn top_tier(&self) -> Option<u32> {
         self.top_tier

@@ -1,5 +1,6 @@
 //! `[host]`, as the hosts take it (read once by config/host.rs).
 
+use super::fastpass::config::FastpassConfig;
 use crate::switch::discipline::pfabric::ServeOrder;
 use crate::units::Ps;
 
@@ -22,4 +23,6 @@ pub struct HostConfig {
     pub rx_jitter: Ps,
     pub rx_coalesce: Ps,
     pub gro: bool,
+    /// `host.qdisc = "fastpass"`: the endpoints' queues and the arbiters (`[fastpass]`).
+    pub fastpass: Option<FastpassConfig>,
 }

@@ -9,6 +9,7 @@
 pub mod agent;
 pub mod apps;
 pub mod config;
+pub mod fastpass;
 mod flows;
 pub mod nic;
 pub mod qdisc;
@@ -19,6 +20,7 @@ pub mod transmit;
 use crate::engine::context::Ctx;
 use crate::engine::context::StopReason;
 use crate::output::flows::FlowRecords;
+use crate::packet::wire::wire_bytes;
 use crate::packet::IN_NETWORK;
 use crate::switch::port::PortReport;
 use crate::transport::connection::Segment;
@@ -27,6 +29,7 @@ use crate::units::Ps;
 use crate::workload::{QueryRecord, Traffic};
 use agent::Agent;
 use apps::Apps;
+use fastpass::Fastpass;
 use flows::FlowTable;
 
 pub use config::HostConfig;
@@ -85,7 +88,13 @@ impl Hosts {
             agents: vec![Agent::ProbeResponder {
                 class: transport.ack_class(),
             }],
-            qdisc: Qdisc::Fifo,
+            qdisc: match &cfg.fastpass {
+                Some(fp) => {
+                    let frame = wire_bytes(transport.mss() + transport.header_bytes(), framing);
+                    Qdisc::Fastpass(Box::new(Fastpass::new(fp, cx, frame, framing, seed)))
+                }
+                None => Qdisc::Fifo,
+            },
             transport: transport.clone(),
             framing,
             seed,
@@ -110,6 +119,10 @@ impl Hosts {
     /// The run starts: the workload's first arrivals are scheduled.
     pub fn start(&mut self, cx: &mut Ctx) {
         self.apps.schedule(cx);
+        if let Qdisc::Fastpass(fp) = &mut self.qdisc {
+            fp.start(cx);
+            self.flush_fastpass(cx);
+        }
     }
 
     /// Ends the run if every flow has finished and no more will come.
@@ -168,6 +181,9 @@ impl Hosts {
             self.record(cx, slot);
         }
         cx.counters.queries_unfinished = self.apps.open_queries();
+        if let Qdisc::Fastpass(fp) = &mut self.qdisc {
+            fp.end(cx);
+        }
         // Data still on its way when the run stopped is not dead: counted apart.
         let (mut bytes, mut wire) = (0, 0);
         for (i, p) in cx.pkts.live_packets() {
@@ -224,6 +240,65 @@ impl Hosts {
     /// The NICs, host by host.
     pub fn nics(&self) -> &[Nic] {
         &self.nics
+    }
+
+    /// Fastpass's endpoints and arbiters, with `host.qdisc = "fastpass"`.
+    pub fn fastpass(&self) -> Option<&Fastpass> {
+        match &self.qdisc {
+            Qdisc::Fastpass(fp) => Some(fp),
+            Qdisc::Fifo => None,
+        }
+    }
+
+    /// The Fastpass part's packets for the NICs (FCP messages, released timeslots) go.
+    fn flush_fastpass(&mut self, cx: &mut Ctx) {
+        let Qdisc::Fastpass(fp) = &mut self.qdisc else {
+            return;
+        };
+        if fp.outbox.is_empty() {
+            return;
+        }
+        let mut out = std::mem::take(&mut fp.outbox);
+        for (host, pkt) in out.drain(..) {
+            self.nic_offer(cx, host, pkt);
+        }
+        if let Qdisc::Fastpass(fp) = &mut self.qdisc {
+            fp.outbox = out;
+        }
+    }
+
+    /// Runs `f` on the Fastpass part (its events come only with it), then sends what it
+    /// released.
+    fn with_fastpass(&mut self, cx: &mut Ctx, f: impl FnOnce(&mut Fastpass, &mut Ctx)) {
+        if let Qdisc::Fastpass(fp) = &mut self.qdisc {
+            f(fp, cx);
+            self.flush_fastpass(cx);
+        }
+    }
+
+    /// Fastpass: a granted timeslot of `host`'s to `dst` begins.
+    pub fn on_fastpass_slot(&mut self, cx: &mut Ctx, host: u32, dst: u32, path: u16, lo: u16) {
+        self.with_fastpass(cx, |fp, cx| fp.on_slot(cx, host, dst, path, lo));
+    }
+
+    /// Fastpass: `host`'s FCP endpoint timer, queued for `at`.
+    pub fn on_fastpass_endpoint(&mut self, cx: &mut Ctx, host: u32, at: Ps) {
+        self.with_fastpass(cx, |fp, cx| fp.on_endpoint_timer(cx, host, at));
+    }
+
+    /// Fastpass: arbiter `rank`'s timer, queued for `at`.
+    pub fn on_fastpass_arbiter(&mut self, cx: &mut Ctx, rank: u32, at: Ps) {
+        self.with_fastpass(cx, |fp, cx| fp.on_arbiter_timer(cx, rank, at));
+    }
+
+    /// Fastpass: FCP message `msg` reaches `host` off the network.
+    pub fn on_fastpass_deliver(&mut self, cx: &mut Ctx, host: u32, msg: u32) {
+        self.with_fastpass(cx, |fp, cx| fp.arrived(cx, host, msg));
+    }
+
+    /// Fastpass: arbiter `rank` handles message `msg`.
+    pub fn on_fastpass_handle(&mut self, cx: &mut Ctx, rank: u32, msg: u32) {
+        self.with_fastpass(cx, |fp, cx| fp.on_arbiter_msg(cx, rank, msg));
     }
 
     /// The connection of a live flow, for tests.

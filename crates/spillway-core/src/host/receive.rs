@@ -72,6 +72,8 @@ impl Hosts {
         }
         if kind == PktKind::Pause {
             self.pause_arrived(cx, host, pkt);
+        } else if kind == PktKind::Fcp {
+            self.with_fastpass(cx, |fp, cx| fp.on_packet(cx, host, pkt));
         } else if let Some(&agent) = Agent::for_kind(kind, &self.agents) {
             if agent.answer(&mut cx.pkts, pkt) {
                 self.nic_send(cx, host, pkt);
@@ -290,6 +292,7 @@ impl Hosts {
             }
             PktKind::Probe => unreachable!("probes are answered by the NIC's agent"),
             PktKind::Pause => unreachable!("pause frames stop at the NIC"),
+            PktKind::Fcp => unreachable!("FCP messages go to the Fastpass agents"),
         }
     }
 }

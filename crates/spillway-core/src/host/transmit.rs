@@ -4,6 +4,7 @@
 //! flows, along with their timers.
 
 use super::flows::Flow;
+use super::qdisc::Qdisc;
 use super::rx::Gro;
 use super::Hosts;
 use crate::engine::context::Ctx;
@@ -180,13 +181,20 @@ impl Hosts {
         self.nic_send(cx, from, pkt);
     }
 
-    /// `pkt` leaves `host` through its queue discipline and NIC: what the NIC drops and
-    /// starts is accounted to the flows.
+    /// `pkt` leaves `host` through its queue discipline and NIC.
     #[inline(always)]
     pub(super) fn nic_send(&mut self, cx: &mut Ctx, host: u32, pkt: u32) {
-        let Some(pkt) = self.qdisc.offer(pkt) else {
+        if let Qdisc::Fastpass(fp) = &mut self.qdisc {
+            fp.enqueue(cx, host, pkt);
+            self.flush_fastpass(cx);
             return;
-        };
+        }
+        self.nic_offer(cx, host, pkt);
+    }
+
+    /// `pkt` joins `host`'s NIC queue: what the NIC drops and starts is accounted.
+    #[inline(always)]
+    pub(super) fn nic_offer(&mut self, cx: &mut Ctx, host: u32, pkt: u32) {
         let sent = self.nics[host as usize].offer(cx, host, pkt, &mut self.dropped);
         if !self.dropped.is_empty() {
             self.nic_dropped(cx);

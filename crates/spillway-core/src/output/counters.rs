@@ -117,4 +117,66 @@ counters! {
     /// (counted in `drops` too; with flow control, thresholds that leave too little
     /// headroom).
     ingress_drops;
+    /// Fastpass: FCP messages endpoints sent to arbiters (a copy to each arbiter counts
+    /// once per copy).
+    fastpass_fcp_to_arbiter;
+    /// Fastpass: their wire bytes (IP header + FCP message + framing).
+    fastpass_fcp_to_arbiter_bytes;
+    /// Fastpass: of those, arrived at their arbiter's host.
+    fastpass_fcp_to_arbiter_arrived;
+    /// Fastpass: FCP messages arbiters sent to endpoints (allocations, acks, resets).
+    fastpass_fcp_to_endpoint;
+    /// Fastpass: their wire bytes.
+    fastpass_fcp_to_endpoint_bytes;
+    /// Fastpass: of those, arrived at their endpoint.
+    fastpass_fcp_to_endpoint_arrived;
+    /// Fastpass: wire bytes of watchdogs between arbiters.
+    fastpass_watchdog_bytes;
+    /// Fastpass: FCP messages lost as they were sent (`fastpass.control_loss`).
+    fastpass_fcp_lost;
+    /// Fastpass: FCP messages sent that never arrived and were forgotten (dropped in the
+    /// network).
+    fastpass_fcp_expired;
+    /// Fastpass: timeslots the arbiters granted.
+    fastpass_slots_granted;
+    /// Fastpass: granted timeslots that reached their endpoint in time to be used.
+    fastpass_slots_received;
+    /// Fastpass: of those, timeslots in which the endpoint sent.
+    fastpass_slots_used;
+    /// Fastpass: timeslots with nothing queued for their destination.
+    fastpass_slots_wasted;
+    /// Fastpass: timeslots requested again: allocations lost on the way or arriving
+    /// later than `fastpass.late_threshold` (§5.3, §6.3).
+    fastpass_slots_rerequested;
+    /// Fastpass: of those, the late ones.
+    fastpass_slots_late;
+    /// Fastpass: timeslots in which a host was granted twice as sender, or twice as
+    /// receiver (two arbiters' allocations overlapping): zero when the arbiters never
+    /// overlap.
+    fastpass_slot_conflicts;
+    /// Fastpass: endpoint resets the arbiters began (at start, on takeover, on a burst of
+    /// bad checksums, §5.3).
+    fastpass_arbiter_resets;
+    /// Fastpass: resets the endpoints adopted.
+    fastpass_endpoint_resets;
+    /// Fastpass: secondaries that took over (§5.1).
+    fastpass_takeovers;
+    /// Fastpass: from the start of the last timeslot the failed primary granted to the
+    /// start of the first its successor granted; 0 without a takeover.
+    fastpass_failover_gap_ps;
+    /// Fastpass: packets sent without their arbiter's path (no hash selects it: 0 in the
+    /// topologies here).
+    fastpass_unpinned_packets;
+    /// Fastpass: timeslots whose matching path selection could not color (0 unless the
+    /// allocator broke a rack limit).
+    fastpass_path_errors;
+    /// Fastpass: median time from a packet joining its endpoint queue to its timeslot
+    /// (within 1/16).
+    fastpass_queue_delay_p50_ps;
+    /// Fastpass: its 99th percentile.
+    fastpass_queue_delay_p99_ps;
+    /// Fastpass: its maximum.
+    fastpass_queue_delay_max_ps;
+    /// Fastpass: packets still in endpoint queues when the run stopped.
+    fastpass_queued_packets;
 }

@@ -30,6 +30,9 @@ pub enum PktKind {
     Quench,
     /// Flow control: a pause or resume frame to the link's other end (`pause.rs`).
     Pause,
+    /// A Fastpass control protocol message between an endpoint and an arbiter, or
+    /// between arbiters (host/fastpass/channel.rs keeps the message; `seq` is its id).
+    Fcp,
 }
 
 /// [`Packet::journey`]: its source host has sent it and no host has received it yet.

@@ -1,0 +1,303 @@
+//! Fastpass in the network (Fastpass §2–§6): endpoint queues released in the timeslots an
+//! arbiter on a host grants, over FCP: the zero-queue property and its bound under clock
+//! error and mixed path lengths, exactly-once delivery under FCP loss, failover without
+//! conflicting timeslots, determinism, and the scenarios refused.
+
+mod common;
+
+use common::{refused, run, Run};
+
+/// A full-size frame on the wire: 1460 + 40 B, and 38 B of Ethernet framing.
+const FRAME: u64 = 1538;
+/// Its time on a 10 Gb/s link, in ps.
+const FRAME_PS: u64 = FRAME * 800;
+
+const STAR: &str = r#"
+[topology]
+kind = "star"
+hosts = 9
+[host]
+qdisc = "fastpass"
+[fastpass]
+arbiter = 8
+"#;
+
+/// Four racks of four hosts under four spines, every link 10 Gb/s with 1 us of
+/// propagation: full bisection, paths of two and four hops.
+const LEAF_SPINE: &str = r#"
+[topology]
+kind = "leaf_spine"
+racks = 4
+hosts_per_rack = 4
+spines = 4
+fabric_rate = "10Gbps"
+link_delay = "1us"
+fabric_delay = "1us"
+[host]
+qdisc = "fastpass"
+[fastpass]
+arbiter = 15
+"#;
+
+fn poisson(base: &str, load: f64, flows: u32) -> String {
+    format!(
+        "{base}[workload]\nkind = \"poisson\"\ncdf = \"websearch\"\nload = {load}\nmax_flows = {flows}\n"
+    )
+}
+
+/// The timeslot: a frame's time plus the 1% control reserve (`fastpass.control_reserve`).
+fn slot_ps() -> u64 {
+    (FRAME_PS as f64 * 1.01).round() as u64
+}
+
+/// The largest queue any switch port held, in bytes.
+fn max_switch_queue(r: &Run) -> u64 {
+    let p = &r.ports;
+    (0..p.max_bytes.len())
+        .filter(|&i| p.is_switch[i])
+        .map(|i| p.max_bytes[i])
+        .max()
+        .unwrap()
+}
+
+/// Every flow finished with every byte delivered once, nothing dropped or resent, and
+/// every timeslot an endpoint received either used or wasted, none in conflict.
+fn check_clean(r: &Run) {
+    let c = r.sim.counters();
+    assert_eq!(c.flows_unfinished, 0);
+    assert_eq!(c.flows_finished, c.flows_started);
+    assert_eq!(c.bytes_delivered, c.bytes_offered);
+    assert_eq!(c.duplicate_bytes, 0);
+    assert_eq!(c.drops, 0);
+    assert_eq!(c.retransmits, 0);
+    assert_eq!(c.fastpass_slot_conflicts, 0);
+    assert_eq!(c.fastpass_unpinned_packets, 0);
+    assert_eq!(c.fastpass_path_errors, 0);
+    assert_eq!(
+        c.fastpass_slots_used + c.fastpass_slots_wasted,
+        c.fastpass_slots_received
+    );
+    assert_eq!(c.fastpass_queued_packets, 0);
+}
+
+/// §2, §6.3: with every endpoint sending exactly at its timeslots' starts and every path
+/// of the same length, no switch port ever holds more than the packet it is receiving
+/// besides the one it sends: the arbiter's matching gives each link one timeslot's worth
+/// per timeslot.
+#[test]
+fn star_switch_queues_hold_at_most_one_packet_without_clock_error() {
+    let r = run(&poisson(STAR, 0.7, 300), &["fastpass.control=ideal"]);
+    check_clean(&r);
+    let c = r.sim.counters();
+    assert!(c.fastpass_slots_used > 10_000, "{}", c.fastpass_slots_used);
+    assert!(max_switch_queue(&r) <= FRAME, "{}", max_switch_queue(&r));
+    // Every timeslot granted reached its endpoint and was used: demand is counted in
+    // exactly the timeslots the queues need.
+    assert_eq!(c.fastpass_slots_granted, c.fastpass_slots_received);
+    assert_eq!(c.fastpass_slots_wasted, 0);
+    // The hosts' data went in granted timeslots only: host link bytes per timeslot.
+    assert!(
+        c.fastpass_queue_delay_p50_ps >= 65_000_000,
+        "the lead is 65 us"
+    );
+}
+
+/// §6.3: with clock error j (each timeslot used up to j late), at most ⌈j / timeslot⌉ + 1
+/// packets are held.
+#[test]
+fn star_switch_queues_stay_within_the_clock_error_bound() {
+    for jitter_ns in [1000u64, 3000] {
+        let r = run(
+            &poisson(STAR, 0.7, 300),
+            &[
+                "fastpass.control=ideal",
+                &format!("fastpass.jitter={jitter_ns}ns"),
+            ],
+        );
+        check_clean(&r);
+        let bound = ((jitter_ns * 1000).div_ceil(slot_ps()) + 1) * FRAME;
+        let q = max_switch_queue(&r);
+        assert!(q <= bound, "jitter {jitter_ns} ns: {q} B > {bound} B");
+    }
+}
+
+/// In a fabric of mixed path lengths, the arbiter's timeslots (each tier one switch, §3)
+/// say nothing of when a packet reaches a far switch: a destination's packets of
+/// different timeslots, sent from its own rack and from others, meet at its downlink.
+/// The queue stays within the path-length difference in timeslots, plus one: here
+/// intra-rack packets cross one link, inter-rack ones three, so ΔD = 2 × (frame time +
+/// 1 us).
+#[test]
+fn leaf_spine_queues_stay_within_the_path_length_difference() {
+    let r = run(&poisson(LEAF_SPINE, 0.7, 400), &["fastpass.control=ideal"]);
+    check_clean(&r);
+    let delta = 2 * (FRAME_PS + 1_000_000);
+    let bound = (delta.div_ceil(slot_ps()) + 1) * FRAME;
+    let q = max_switch_queue(&r);
+    assert!(q <= bound, "{q} B > {bound} B");
+    // Ports toward the spines carry packets of one path length only: one frame.
+    let p = &r.ports;
+    for i in 0..p.max_bytes.len() {
+        let (node, peer) = (p.node[i], p.peer[i]);
+        let leaf_up = (16..20).contains(&node) && peer >= 20;
+        if p.is_switch[i] && leaf_up {
+            assert!(
+                p.max_bytes[i] <= FRAME,
+                "leaf {node} -> spine {peer}: {}",
+                p.max_bytes[i]
+            );
+        }
+    }
+}
+
+/// §5.3: FCP delivers all demand with its messages lost at random (10% each way): every
+/// byte arrives exactly once, nothing is retransmitted, and the losses were real (lost
+/// allocations re-requested).
+#[test]
+fn every_byte_is_delivered_once_with_ten_percent_fcp_loss() {
+    let r = run(
+        &poisson(LEAF_SPINE, 0.5, 300),
+        &["fastpass.control_loss=0.1"],
+    );
+    check_clean(&r);
+    let c = r.sim.counters();
+    assert!(c.fastpass_fcp_lost > 100, "{}", c.fastpass_fcp_lost);
+    assert!(c.fastpass_slots_rerequested > 0);
+    // FCP packets went through the network (class 0), and arrived unless lost.
+    assert_eq!(
+        c.fastpass_fcp_to_arbiter_arrived
+            + c.fastpass_fcp_to_endpoint_arrived
+            + c.fastpass_fcp_lost,
+        c.fastpass_fcp_to_arbiter + c.fastpass_fcp_to_endpoint
+    );
+}
+
+/// §5.1: the primary stops; the secondary takes over after `takeover` of silence, resets
+/// the endpoints and allocates again. The gap between the last timeslot the old primary
+/// granted and the first its successor granted is at most the takeover time plus the
+/// lead plus a round trip, and no timeslot was given twice to a sender or a receiver.
+#[test]
+fn failover_resumes_within_takeover_plus_lead_plus_a_round_trip() {
+    let text = format!(
+        "{}secondary = 7\nfail_at = \"2ms\"\n[workload]\nkind = \"trace\"\nflows = [\
+         {{ src = 0, dst = 1, size = \"5MB\" }}, {{ src = 2, dst = 3, size = \"5MB\" }}, \
+         {{ src = 4, dst = 1, size = \"2MB\", start = \"1ms\" }}]\n",
+        STAR
+    );
+    let r = run(&text, &[]);
+    check_clean(&r);
+    let c = r.sim.counters();
+    assert_eq!(c.fastpass_takeovers, 1);
+    assert_eq!(c.fastpass_slot_conflicts, 0);
+    let gap = c.fastpass_failover_gap_ps;
+    // Round trip across the star: four host links of 1 us each way, a frame's time each.
+    let rtt = 4 * (1_000_000 + FRAME_PS);
+    let bound = 1_000_000_000 + 65_000_000 + rtt;
+    assert!(gap > 0 && gap <= bound, "gap {gap} ps > {bound} ps");
+    // The endpoints resynchronized with the new epoch: a second reset each.
+    assert!(
+        c.fastpass_endpoint_resets >= 2 * 9,
+        "{}",
+        c.fastpass_endpoint_resets
+    );
+}
+
+#[test]
+fn fastpass_runs_are_deterministic() {
+    let go = || {
+        let r = run(&poisson(LEAF_SPINE, 0.6, 150), &["fastpass.jitter=500ns"]);
+        (
+            r.flows.fct_ps.clone(),
+            r.sim.counters().values(),
+            r.ports.max_bytes.clone(),
+        )
+    };
+    assert_eq!(go(), go());
+}
+
+/// The issue's vocabulary: a star or leaf-spine with only the queue discipline and the
+/// arbiter set is a valid scenario that runs.
+#[test]
+fn a_scenario_needs_only_the_qdisc_and_the_arbiter() {
+    for base in [STAR, "[topology]\nkind = \"pfabric144\"\n[host]\nqdisc = \"fastpass\"\n[fastpass]\narbiter = 0\n"] {
+        let r = run(&poisson(base, 0.3, 40), &[]);
+        check_clean(&r);
+    }
+}
+
+#[test]
+fn what_fastpass_cannot_run_is_refused_with_the_key_named() {
+    let plain = "[topology]\nkind = \"star\"\nhosts = 9\n";
+    let (k, m) = refused(plain, &["fastpass.arbiter=3"]);
+    assert_eq!(k, "fastpass.arbiter");
+    assert!(m.contains("host.qdisc"), "{m}");
+    let (k, _) = refused(plain, &["host.qdisc=fastpass"]);
+    assert_eq!(k, "fastpass.arbiter");
+    let (k, m) = refused(STAR, &["fastpass.arbiter=9"]);
+    assert_eq!(k, "fastpass.arbiter");
+    assert!(m.contains("no such host"), "{m}");
+    let (k, _) = refused(STAR, &["fastpass.secondary=8"]);
+    assert_eq!(k, "fastpass.secondary");
+    let (k, m) = refused(&poisson(STAR, 0.3, 10), &["workload.sources=[0, 8]"]);
+    assert_eq!(k, "workload.sources");
+    assert!(m.contains("arbiter"), "{m}");
+    let trace = format!(
+        "{STAR}[workload]\nkind = \"trace\"\nflows = [{{ src = 8, dst = 1, size = 1000 }}]\n"
+    );
+    assert_eq!(refused(&trace, &[]).0, "workload.flows");
+    assert_eq!(
+        refused(&poisson(LEAF_SPINE, 0.3, 10), &["switch.forwarding=spray"]).0,
+        "switch.forwarding"
+    );
+    assert_eq!(refused(STAR, &["host.nic_drop=local"]).0, "host.nic_drop");
+    assert_eq!(
+        refused(STAR, &["fastpass.control_loss=1"]).0,
+        "fastpass.control_loss"
+    );
+    assert_eq!(
+        refused(STAR, &["fastpass.takeover=50us"]).0,
+        "fastpass.takeover"
+    );
+    assert_eq!(refused(STAR, &["fastpass.batch=65"]).0, "fastpass.batch");
+    assert_eq!(
+        refused(STAR, &["fastpass.control_delay=3us"]).0,
+        "fastpass.control_delay"
+    );
+}
+
+/// Three tiers (§4: aggregation plane, then core): on fat trees of k = 8 and k = 16 (128
+/// edge switches, past the 64 racks path selection once stopped at), every packet takes
+/// the arbiter's path and paths are always found. Queues toward the cores hold packets
+/// of the longest path only, so they stay within what store-and-forward adds: a small
+/// packet (an ACK) of a later timeslot crosses each of the two links before the core
+/// uplink up to a frame's time faster than a full one of an earlier timeslot, so it can
+/// catch up with it: at most two frames wait there.
+#[test]
+fn fat_trees_run_with_every_packet_on_its_arbiters_path() {
+    for (k, flows) in [(8u32, 200u32), (16, 120)] {
+        let hosts = k * k * k / 4;
+        let text = format!(
+            "[topology]\nkind = \"fat_tree\"\nk = {k}\n[host]\nqdisc = \"fastpass\"\n\
+             [fastpass]\narbiter = {}\ncontrol = \"ideal\"\n",
+            hosts - 1
+        );
+        let r = run(&poisson(&text, 0.5, flows), &[]);
+        check_clean(&r);
+        let c = r.sim.counters();
+        assert!(c.fastpass_slots_used > 1000, "k = {k}");
+        let p = &r.ports;
+        let core0 = hosts + k * k;
+        for i in 0..p.max_bytes.len() {
+            let agg_up = p.is_switch[i] && p.peer[i] >= core0 && p.node[i] < core0;
+            if agg_up {
+                assert!(
+                    p.max_bytes[i] <= 2 * FRAME,
+                    "k = {k}: agg {} -> core {}: {}",
+                    p.node[i],
+                    p.peer[i],
+                    p.max_bytes[i]
+                );
+            }
+        }
+    }
+}
