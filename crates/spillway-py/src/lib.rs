@@ -153,6 +153,49 @@ fn validate(
 }
 
 /// The scenario key reference (Markdown), generated from the key table.
+/// Fastpass's Appendix model on the real allocator (`spillway_arbiter::voq`, GIL
+/// released): uniform traffic of load `load` among `endpoints`, Poisson packets per
+/// request, `speedup` matchings a timeslot; a dict of the result's fields. Bad
+/// parameters raise ValueError naming them.
+#[pyfunction]
+#[pyo3(signature = (endpoints, load, speedup, warmup = 5_000, timeslots = 50_000, seed = 1))]
+fn appendix_queue<'py>(
+    py: Python<'py>,
+    endpoints: usize,
+    load: f64,
+    speedup: u32,
+    warmup: u64,
+    timeslots: u64,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    use spillway_arbiter::voq::{simulate, VoqParams};
+    let mut p = VoqParams::uniform(endpoints, load, speedup);
+    p.warmup = warmup;
+    p.timeslots = timeslots;
+    p.seed = seed;
+    let r = py
+        .detach(|| simulate(&p))
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    let d = PyDict::new(py);
+    for (k, v) in [
+        ("load", r.load),
+        ("mean_packets", r.mean_packets),
+        ("v", r.v),
+        ("mean_queue", r.mean_queue),
+        ("mean_queue_stderr", r.mean_queue_stderr),
+        ("mean_queue_after_service", r.mean_queue_after_service),
+        ("lindley_mean", r.lindley_mean),
+        ("lower_bound", r.lower_bound),
+        ("upper_bound", r.upper_bound),
+        ("arrival_rate", r.arrival_rate),
+        ("throughput", r.throughput),
+    ] {
+        d.set_item(k, v)?;
+    }
+    d.set_item("max_queue", r.max_queue)?;
+    Ok(d)
+}
+
 #[pyfunction]
 fn reference() -> String {
     reference_markdown()
@@ -324,6 +367,7 @@ impl Simulation {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(reference, m)?)?;
+    m.add_function(wrap_pyfunction!(appendix_queue, m)?)?;
     m.add_function(wrap_pyfunction!(schemas, m)?)?;
     m.add_function(wrap_pyfunction!(constants, m)?)?;
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
