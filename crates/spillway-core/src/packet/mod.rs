@@ -30,6 +30,10 @@ pub enum PktKind {
     Quench,
     /// Flow control: a pause or resume frame to the link's other end (`pause.rs`).
     Pause,
+    /// The ping workload's request (`host/ping.rs`), answered by the destination's NIC
+    /// with a `PingReply` of the same size; `seq` numbers it, `ts` is its send time.
+    Ping,
+    PingReply,
 }
 
 /// [`Packet::journey`]: its source host has sent it and no host has received it yet.
