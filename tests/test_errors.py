@@ -47,6 +47,17 @@ CASES = [
     ('[topology]\nkind = "leaf_spine"\nhosts_per_rack = 65535\n',
      "topology.hosts_per_rack", "ports"),
     ('[topology]\nkind = "star"\nhosts = 70000\n', "topology.hosts", "2..=65536"),
+    # The ping workload (docs/outputs.md § pings.parquet).
+    ('[ping]\ninterval = "1ms"\nsrc = 3\ndst = 3\n', "ping.dst", "is ping.src"),
+    ('[ping]\ninterval = "1ms"\nsrc = 16\ndst = 3\n', "ping.src", "no such host"),
+    ('[ping]\ninterval = "0us"\nsrc = 1\ndst = 3\n', "ping.interval", "positive"),
+    ('[ping]\ninterval = "1ms"\ndst = 3\n', "ping.src", "required with ping.interval"),
+    ('[ping]\nsrc = 1\n', "ping.src", "ping.interval, which is off"),
+    ('[ping]\ninterval = "1ms"\nsrc = 1\ndst = 3\nbytes = "9000B"\n', "ping.bytes",
+     "28..=1500"),
+    ('[run]\nqueue_sample_interval = "0us"\n', "run.queue_sample_interval", "positive"),
+    ('[run]\nflow_throughput_interval = "0us"\n', "run.flow_throughput_interval",
+     "positive"),
 ]
 
 

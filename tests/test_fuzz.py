@@ -22,12 +22,13 @@ BOUNDS = ["run.duration=300us", "run.max_events=100000"]
 
 def _resolved(path: Path) -> dict[str, str]:
     """The resolved scenario's keys and values (one `key = value` per line under
-    `[section]`s; array-of-table keys such as switch.routes are left out)."""
+    `[section]`s; array-of-table keys such as switch.routes are left out, and the run's
+    and the ping's: they only bound or watch the run, see `test_hostile_outputs_...`)."""
     out, section = {}, ""
     for line in _core.validate(path.read_text(), [], str(path.parent)).splitlines():
         if line.startswith("[") and not line.startswith("[["):
             section = line.strip("[]")
-        elif " = " in line and not line.startswith("#") and section != "run":
+        elif " = " in line and not line.startswith("#") and section not in ("run", "ping"):
             key, value = line.split(" = ", 1)
             out[f"{section}.{key}"] = value
     return out
@@ -74,6 +75,26 @@ def test_hostile_values_run_or_are_refused(path: Path) -> None:
     ran = sum(_survives(text, base, o) for o in combos)
     # Not everything is refused: the runs themselves are exercised too.
     assert ran >= len(combos) // 5, f"only {ran} of {len(combos)} combinations ran"
+
+
+# The outputs any scheme can ask for: samplers and a ping, with its hosts.
+OUTPUT_KEYS = ["run.queue_sample_interval", "run.flow_throughput_interval", "ping.interval",
+               "ping.src", "ping.dst", "ping.start", "ping.bytes"]
+PINGING = ["ping.interval=10us", "ping.src=0", "ping.dst=3"]
+
+
+@pytest.mark.parametrize("key", OUTPUT_KEYS)
+def test_hostile_outputs_run_or_are_refused(root: Path, key: str) -> None:
+    """Each sampler and ping key with every hostile value, beside a ping that would
+    otherwise run: it runs or is refused, never a crash."""
+    path = root / "examples/trace.toml"
+    text, base = path.read_text(), str(path.parent)
+    ran = 0
+    for v in HOSTILE:
+        others = [o for o in PINGING if not o.startswith(f"{key}=")]
+        ran += _survives(text, base, [*others, f"{key}={v}"])
+    # (No hostile value is a ping's size, 28 to 1500 B.)
+    assert ran > 0 or key == "ping.bytes"
 
 
 @pytest.mark.parametrize("overrides", [

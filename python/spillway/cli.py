@@ -52,13 +52,13 @@ def _overrides(values: list[str]) -> list[str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from spillway.run import run
+    from spillway.run import OUTPUT_FILES, run
 
     res = run(_file(args.scenario, "scenario"), args.out, _overrides(args.set),
               progress=None if not args.quiet else False)
     s = res.summary
-    print(f"wrote {args.out}/flows.parquet, summary.json, scenario.toml"
-          + (", queries.parquet" if "qct_ps" in s else ""))
+    print(f"wrote {args.out}/"
+          + ", ".join(f for f in OUTPUT_FILES if (res.out / f).exists()))
     print(f"  flows: {s['flows_finished']} finished, {s['flows_unfinished']} unfinished "
           f"(stopped: {s['stop_reason']}, simulated {_fmt_ps(s['sim_time_ps'])})")
     if "stop_detail" in s:

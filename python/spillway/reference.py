@@ -11,7 +11,7 @@ import re
 
 from spillway import _core
 
-TABLES = ("flows", "queries", "ports", "timeseries", "counters")
+TABLES = ("flows", "queries", "ports", "timeseries", "flow_throughput", "pings", "counters")
 _BLOCK = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- end generated -->)", re.S)
 
 

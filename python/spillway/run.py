@@ -2,10 +2,12 @@
 
 Output files (the command-line contract, see docs/outputs.md):
 ``flows.parquet``, ``queries.parquet`` (workloads with queries), ``ports.parquet``,
-``timeseries.parquet`` (with ``run.timeseries_interval``), ``summary.json`` and the fully
-resolved ``scenario.toml``. They are written into a temporary sibling of the output
-directory, which then takes the directory's place: a run's outputs appear whole or not at
-all, and none of an earlier run's files survive beside them.
+``timeseries.parquet`` (with ``run.timeseries_interval``), ``flow_throughput.parquet``
+(with ``run.flow_throughput_interval``), ``pings.parquet`` (with ``ping.interval``),
+``summary.json`` and the fully resolved ``scenario.toml``. They are written into a
+temporary sibling of the output directory, which then takes the directory's place: a
+run's outputs appear whole or not at all, and none of an earlier run's files survive
+beside them.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ _NUMPY = {"u64": np.uint64, "u32": np.uint32, "u8": np.uint8, "f64": np.float64,
           "bool": np.bool_}
 # Every file a run may write. A directory holding anything else is not replaced.
 OUTPUT_FILES = ("flows.parquet", "queries.parquet", "ports.parquet", "timeseries.parquet",
-                "summary.json", "scenario.toml")
+                "flow_throughput.parquet", "pings.parquet", "summary.json", "scenario.toml")
 
 
 def table(name: str, cols: dict[str, np.ndarray]) -> pa.Table:
@@ -114,6 +116,16 @@ class RunResult:
     @property
     def timeseries(self) -> pa.Table | None:
         p = self.out / "timeseries.parquet"
+        return pq.read_table(p) if p.exists() else None
+
+    @property
+    def flow_throughput(self) -> pa.Table | None:
+        p = self.out / "flow_throughput.parquet"
+        return pq.read_table(p) if p.exists() else None
+
+    @property
+    def pings(self) -> pa.Table | None:
+        p = self.out / "pings.parquet"
         return pq.read_table(p) if p.exists() else None
 
 
@@ -256,8 +268,11 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
     bar = Progress(enabled=progress, total_ps=sim.duration_ps)
     flows_path = out / "flows.parquet"
     writer: pq.ParquetWriter | None = None
+    # Per-flow goodput grows with flows x intervals: streamed, as the flows are.
+    tput_writer: pq.ParquetWriter | None = None
     query_parts: list[dict[str, np.ndarray]] = []
     series_parts: list[dict[str, np.ndarray]] = []
+    ping_parts: list[dict[str, np.ndarray]] = []
     fcts: list[np.ndarray] = []
     # The rates in the summary are the event loop's: `sim_wall_s` sums the time inside
     # `step`, not the Parquet writing between steps (whose first use imports pandas
@@ -284,13 +299,26 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
                 s = sim.take_timeseries()
                 if len(s["time_ps"]):
                     series_parts.append(s)
+            if sim.has_flow_throughput:
+                t = sim.take_flow_throughput()
+                if len(t["time_ps"]):
+                    rows = table("flow_throughput", t)
+                    if tput_writer is None:
+                        tput_writer = pq.ParquetWriter(out / "flow_throughput.parquet",
+                                                       rows.schema)
+                    tput_writer.write_table(rows)
+            if sim.has_pings:
+                p = sim.take_pings()
+                if len(p["sent_ps"]):
+                    ping_parts.append(p)
             bar.update(sim.now_ps, sim.active_flows)
             if done:
                 break
     finally:
         bar.close()
-        if writer is not None:
-            writer.close()
+        for w in (writer, tput_writer):
+            if w is not None:
+                w.close()
     wall = time.perf_counter() - t0
     if writer is None:  # no flows at all: still write an empty table with the schema
         pq.write_table(empty_table("flows"), flows_path)
@@ -300,6 +328,10 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
     if sim.has_timeseries:
         series = joined_table("timeseries", series_parts)
         pq.write_table(series, out / "timeseries.parquet")
+    if sim.has_flow_throughput and tput_writer is None:
+        pq.write_table(empty_table("flow_throughput"), out / "flow_throughput.parquet")
+    if sim.has_pings:
+        pq.write_table(joined_table("pings", ping_parts), out / "pings.parquet")
     ports = sim.ports()
     pq.write_table(table("ports", ports), out / "ports.parquet")
     counters = sim.counters()

@@ -7,8 +7,9 @@ Tables and views in the catalog:
   point's summary.json (``events``, ``packet_hops``, ``drops``, ``timeouts``,
   ``retransmits``, ``flows_finished``, ``flows_unfinished``, ``fct_p50_ps``,
   ``fct_p99_ps``, ``fct_p999_ps``, ``qct_p50_ps``, ``qct_p99_ps``).
-- ``flows``, ``queries``, ``ports``, ``timeseries``: the points' Parquet files, each row tagged with
-  its point's ``hash`` and axis columns, so one query spans the whole sweep::
+- ``flows``, ``queries``, ``ports``, ``timeseries``, ``flow_throughput``, ``pings``: the
+  points' Parquet files, each row tagged with its point's ``hash`` and axis columns, so
+  one query spans the whole sweep::
 
       spillway query DIR "SELECT senders, rto_min, avg(size_bytes*8e12/qct_ps) AS goodput
                           FROM queries GROUP BY ALL ORDER BY ALL"
@@ -32,7 +33,7 @@ import pyarrow.parquet as pq
 
 from spillway.errors import UsageError
 
-VIEWS = ("flows", "queries", "ports", "timeseries")
+VIEWS = ("flows", "queries", "ports", "timeseries", "flow_throughput", "pings")
 MANIFEST = "manifest.json"
 # Files every finished point holds (queries.parquet too when its summary has queries).
 REQUIRED = ("scenario.toml", "flows.parquet", "ports.parquet", "summary.json", "point.json")
@@ -156,8 +157,9 @@ def _read_failed(path: Path) -> dict[str, Any] | None:
 
 def _create_views(con: duckdb.DuckDBPyConnection, files: dict[str, list[Path]],
                   axes: list[str], temp: bool = False) -> None:
-    """Views ``flows``, ``queries``, ``ports`` over the given files (those of done
-    points, never a half-written or damaged one); a view no point has is left out."""
+    """The views of ``VIEWS`` (``flows``, ``queries``, ``ports``, ...) over the given files
+    (those of done points, never a half-written or damaged one); a view no point has is
+    left out."""
     cols = ", ".join(["p.hash"] + [f'p."{a}"' for a in axes])
     kind = "TEMP VIEW" if temp else "VIEW"
     for v in VIEWS:
@@ -232,7 +234,8 @@ class Results:
         _create_views(self.con, files, axes, temp=True)
 
     def sql(self, query: str) -> pd.DataFrame:
-        """Any SQL over the tables ``points`` and views ``flows``, ``queries``, ``ports``."""
+        """Any SQL over the table ``points`` and the views of ``VIEWS`` (``flows``,
+        ``queries``, ``ports``, ...)."""
         return self.con.sql(query).df()
 
     def points(self) -> pd.DataFrame:
@@ -250,6 +253,15 @@ class Results:
     def timeseries(self) -> pd.DataFrame:
         """The points' samples (``run.timeseries_interval``), if any point took them."""
         return self.sql("SELECT * FROM timeseries")
+
+    def flow_throughput(self) -> pd.DataFrame:
+        """The points' per-flow goodput (``run.flow_throughput_interval``), if any point
+        wrote it."""
+        return self.sql("SELECT * FROM flow_throughput")
+
+    def pings(self) -> pd.DataFrame:
+        """The points' ping RTTs (``[ping]``), if any point pinged."""
+        return self.sql("SELECT * FROM pings")
 
     def close(self) -> None:
         self.con.close()

@@ -8,7 +8,9 @@ use pyo3::types::{PyBytes, PyDict};
 use spillway_core::config::{reference_markdown, Scenario, ScenarioError};
 use spillway_core::engine::Sim;
 use spillway_core::output::counters::Counters;
+use spillway_core::output::flow_throughput::FlowThroughputRecords;
 use spillway_core::output::flows::FlowRecords;
+use spillway_core::output::pings::PingRecords;
 use spillway_core::output::ports::PortRecords;
 use spillway_core::output::queries::QueryRecords;
 use spillway_core::output::timeseries::TimeseriesRecords;
@@ -99,8 +101,9 @@ fn schema_list<'py>(py: Python<'py>, schema: &[ColumnDef]) -> PyResult<Vec<Bound
         .collect()
 }
 
-/// The output tables' schemas (flows, queries, ports) and the counters', defined in
-/// the simulator once: what `spillway run` builds its files from.
+/// The output tables' schemas (flows, queries, ports, timeseries, flow_throughput, pings)
+/// and the counters', defined in the simulator once: what `spillway run` builds its files
+/// from.
 #[pyfunction]
 fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
@@ -108,6 +111,11 @@ fn schemas<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("queries", schema_list(py, QueryRecords::SCHEMA)?)?;
     d.set_item("ports", schema_list(py, PortRecords::SCHEMA)?)?;
     d.set_item("timeseries", schema_list(py, TimeseriesRecords::SCHEMA)?)?;
+    d.set_item(
+        "flow_throughput",
+        schema_list(py, FlowThroughputRecords::SCHEMA)?,
+    )?;
+    d.set_item("pings", schema_list(py, PingRecords::SCHEMA)?)?;
     let counters: Vec<(&str, String)> = Counters::SCHEMA
         .iter()
         .map(|&(name, doc)| (name, tidy(doc)))
@@ -349,6 +357,30 @@ impl Simulation {
     /// Samples of the network's state taken since the last call, as NumPy columns.
     fn take_timeseries<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = self.sim.take_timeseries();
+        columns_dict(py, r.columns())
+    }
+
+    /// `run.flow_throughput_interval` is set: the run writes flow_throughput.parquet.
+    #[getter]
+    fn has_flow_throughput(&self) -> bool {
+        self.sim.has_flow_throughput()
+    }
+
+    /// Flows' goodput rows written since the last call, as NumPy columns.
+    fn take_flow_throughput<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.sim.take_flow_throughput();
+        columns_dict(py, r.columns())
+    }
+
+    /// `[ping]` is on: the run writes pings.parquet.
+    #[getter]
+    fn has_pings(&self) -> bool {
+        self.sim.has_pings()
+    }
+
+    /// Ping rows that are final (all of them once the run has ended), as NumPy columns.
+    fn take_pings<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.sim.take_pings();
         columns_dict(py, r.columns())
     }
 

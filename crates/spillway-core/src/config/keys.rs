@@ -477,6 +477,28 @@ pub const KEYS: &[KeyDef] = &[
     key!("run.timeseries_interval", Ty::TimeOrOff, "off", &[],
         "Sample the network's state every interval into timeseries.parquet: active flows and their outstanding bytes \
          (Turbo §3's starvation figures). `off`: no timeseries."),
+    key!("run.queue_sample_interval", Ty::TimeOrOff, "off", &[],
+        "Sample every port's queued bytes (switch ports and hosts' NICs) every interval, from the first interval \
+         on, into ports.parquet's `queue_samples` and `queue_p50_bytes` .. `queue_p999_bytes` (Fastpass §7.1, \
+         Experiment A: the queue's median and tail). Sampling reads the queues only: every other result is the \
+         same. `off`: those columns are null."),
+    key!("run.flow_throughput_interval", Ty::TimeOrOff, "off", &[],
+        "Write every active flow's goodput (payload bytes newly acknowledged) every interval, and a last row as it \
+         ends, into flow_throughput.parquet (Fastpass §7.2, Experiment C: per-connection throughput). `off`: no \
+         such file."),
+    key!("ping.interval", Ty::TimeOrOff, "off", &[],
+        "A periodic ping (Fastpass §7.1, Experiment B: RTT under load): `ping.src` sends a request of `ping.bytes` \
+         to `ping.dst` every interval from `ping.start`, and `ping.dst`'s NIC answers each at once with a reply of \
+         the same size. \
+         Requests and replies are ordinary packets of the transport's data class: they leave through the host's \
+         queue discipline and NIC and wait behind data in FIFO queues (pFabric's queues rank them as one-packet flows). \
+         They never count as flows and never keep the run going. RTTs go to pings.parquet. `off`: no pings."),
+    key!("ping.src", Ty::Int, "", &[], "The host that sends the pings (required with `ping.interval`)."),
+    key!("ping.dst", Ty::Int, "", &[], "The host that answers them (required with `ping.interval`; not `ping.src`)."),
+    key!("ping.start", Ty::Time, "0us", &[], "When the first request is sent."),
+    key!("ping.bytes", Ty::Size, "64B", &[],
+        "IP size of each request and of each reply: at least 28 B (IP and ICMP headers), at most a full data \
+         packet's (`transport.mss` + `transport.header_bytes`). Linux's ping sends 84 B (56 B of data)."),
 ];
 
 /// Defaults that depend on a section's kind (presets).

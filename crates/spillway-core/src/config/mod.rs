@@ -10,6 +10,7 @@ pub mod error;
 pub mod fastpass;
 pub mod host;
 pub mod keys;
+pub mod ping;
 pub mod reader;
 pub mod reference;
 pub mod run;
@@ -25,6 +26,7 @@ pub use workload::parse_trace_csv;
 
 use crate::fabric::routes::RouteSpec;
 use crate::fabric::topology::{Shape, TopologySpec};
+use crate::host::ping::PingConfig;
 use crate::host::HostConfig;
 use crate::switch::config::QueueKind;
 use crate::switch::forwarding::Forwarding;
@@ -38,6 +40,7 @@ use crate::transport::TransportConfig;
 use crate::units;
 use host::read_host;
 use keys::{unknown_key_message, KEYS};
+use ping::read_ping;
 use reader::Reader;
 use run::read_run;
 use std::path::Path;
@@ -58,6 +61,8 @@ pub struct Scenario {
     pub workload: WorkloadSpec,
     pub background: Option<BackgroundSpec>,
     pub run: RunSpec,
+    /// `[ping]`, when `ping.interval` is set.
+    pub ping: Option<PingConfig>,
     /// Every applicable key with its effective value, as TOML.
     pub resolved: String,
 }
@@ -169,6 +174,8 @@ impl Scenario {
             }
         }
         check_buffers(&r, &topology, &switch, &host, &transport)?;
+        let max_ip = transport.mss() + transport.header_bytes();
+        let ping = read_ping(&mut r, hosts, max_ip, run.duration)?;
         let resolved = r.render();
         Ok(Scenario {
             topology,
@@ -179,6 +186,7 @@ impl Scenario {
             workload,
             background,
             run,
+            ping,
             resolved,
         })
     }

@@ -49,10 +49,15 @@ impl<'a> Reader<'a> {
                 .iter()
                 .any(|k| k.path.starts_with(&format!("{section}.")))
             {
+                let mut known: Vec<&str> = KEYS
+                    .iter()
+                    .filter_map(|k| k.path.split('.').next())
+                    .collect();
+                known.dedup();
                 return Err(ScenarioError::new(
                     section,
                     "",
-                    "unknown section (known: topology, switch, host, transport, workload, run)",
+                    format!("unknown section (known: {})", known.join(", ")),
                 ));
             }
             let kind = self.kind_of(section);

@@ -11,6 +11,10 @@ pub struct RunSpec {
     pub max_events: Option<u64>,
     /// `run.timeseries_interval`.
     pub timeseries: Option<Ps>,
+    /// `run.queue_sample_interval`.
+    pub queue_samples: Option<Ps>,
+    /// `run.flow_throughput_interval`.
+    pub flow_throughput: Option<Ps>,
 }
 
 pub(super) fn read_run(r: &mut Reader) -> Result<RunSpec, ScenarioError> {
@@ -19,9 +23,17 @@ pub(super) fn read_run(r: &mut Reader) -> Result<RunSpec, ScenarioError> {
         duration: r.opt_time("run.duration")?,
         max_events: r.opt_uint("run.max_events", 1)?,
         timeseries: r.opt_time("run.timeseries_interval")?,
+        queue_samples: r.opt_time("run.queue_sample_interval")?,
+        flow_throughput: r.opt_time("run.flow_throughput_interval")?,
     };
-    if run.timeseries == Some(0) {
-        return Err(r.err("run.timeseries_interval", "must be positive"));
+    for (key, every) in [
+        ("run.timeseries_interval", run.timeseries),
+        ("run.queue_sample_interval", run.queue_samples),
+        ("run.flow_throughput_interval", run.flow_throughput),
+    ] {
+        if every == Some(0) {
+            return Err(r.err(key, "must be positive"));
+        }
     }
     if run.duration == Some(0) {
         return Err(r.err("run.duration", "must be positive"));

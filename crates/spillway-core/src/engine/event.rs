@@ -50,8 +50,10 @@ pub enum Ev {
     PauseTakes { node: u32, port: u32, pkt: u32 },
     /// With flow control: time to look for a deadlock (a cycle of paused ports).
     DeadlockCheck,
-    /// `run.timeseries_interval`: the network's state is sampled.
-    Sample,
+    /// A sampler's interval has passed: it samples.
+    Sample(Sampled),
+    /// `[ping]`: the pinger sends its next request.
+    Ping,
     /// Fastpass: `host` may send to `dst` by `path` in the granted timeslot whose low 16
     /// bits are `lo`.
     FpSlot {
@@ -70,6 +72,27 @@ pub enum Ev {
     /// Fastpass: arbiter `rank` handles message `msg` (its processing latency has
     /// passed).
     FpHandle { rank: u32, msg: u32 },
+}
+
+/// What a `Sample` event samples; each at its own interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sampled {
+    /// `run.timeseries_interval`: the network's state (timeseries.parquet).
+    Timeseries,
+    /// `run.queue_sample_interval`: every port's queued bytes (ports.parquet).
+    Queues,
+    /// `run.flow_throughput_interval`: every active flow's acknowledged bytes
+    /// (flow_throughput.parquet).
+    FlowThroughput,
+}
+
+impl Ev {
+    /// An event that recurs on its own clock, whatever else happens: it never keeps the
+    /// run going (`Sim::step` drops it when only such events are left).
+    #[inline(always)]
+    pub fn periodic(&self) -> bool {
+        matches!(self, Ev::DeadlockCheck | Ev::Sample(_) | Ev::Ping)
+    }
 }
 
 // The event queue's nodes hold time, event and link: 8 + 16 + 4 (+ 4) = 32 bytes

@@ -9,13 +9,16 @@
 pub mod context;
 pub mod event;
 pub mod queue;
+pub mod sampling;
 
 use crate::config::{Scenario, ScenarioError};
 use crate::fabric::topology::TopologySpec;
 use crate::fabric::Fabric;
 use crate::host::Hosts;
 use crate::output::counters::Counters;
+use crate::output::flow_throughput::FlowThroughputRecords;
 use crate::output::flows::FlowRecords;
+use crate::output::pings::PingRecords;
 use crate::output::ports::PortRecords;
 use crate::output::timeseries::TimeseriesRecords;
 use crate::rng::{component, Rng};
@@ -30,8 +33,9 @@ use crate::units::Ps;
 use crate::workload::{QueryRecord, Traffic};
 use context::Ctx;
 pub use context::StopReason;
-use event::{Ev, ROUTE_ON_ARRIVAL};
+use event::{Ev, Sampled, ROUTE_ON_ARRIVAL};
 use queue::EventQueue;
+use sampling::Sampling;
 
 /// Prefetching for the next event pays only when the lines it loads have left L2
 /// between a port's packets: measured on this machine (AMD EPYC, 512 KB L2), fat tree
@@ -70,9 +74,13 @@ pub struct Sim {
     /// With flow control, `switch.deadlock_after`: how often to look for a deadlock and
     /// how long its ports must have been paused.
     deadlock_after: Option<Ps>,
-    /// `run.timeseries_interval`, and the samples taken.
-    sample_every: Option<Ps>,
-    timeseries: TimeseriesRecords,
+    /// The samplers (`run.*_interval`) and what they took.
+    sampling: Sampling,
+    /// `[ping]`: the interval between requests.
+    ping_every: Option<Ps>,
+    /// Periodic events queued ([`Ev::periodic`]): when they are all that is left, nothing
+    /// else will happen.
+    periodic: usize,
 }
 
 impl Sim {
@@ -102,9 +110,11 @@ impl Sim {
             .map(|n| Switch::new(&sc.switch, &cx.fabric, n, seed, framing))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| ScenarioError::new(e.key, &e.value, e.message))?;
+        let mut periodic = 0;
         let deadlock_after = match sc.switch.kind {
             SwitchKind::Cioq(c) if c.flow_control != FlowControl::None => {
                 cx.push(c.deadlock_after, Ev::DeadlockCheck);
+                periodic += 1;
                 Some(c.deadlock_after)
             }
             _ => None,
@@ -122,8 +132,19 @@ impl Sim {
             hosts.obey_pauses();
         }
         hosts.start(&mut cx);
-        if let Some(t) = sc.run.timeseries {
-            cx.push(t, Ev::Sample);
+        let ports = hosts.nics().len() + switches.iter().map(|s| s.ports().len()).sum::<usize>();
+        let sampling = Sampling::new(&sc.run, ports);
+        for (what, every) in sampling.on() {
+            cx.push(every, Ev::Sample(what));
+            periodic += 1;
+        }
+        if sc.run.flow_throughput.is_some() {
+            hosts.track_flow_throughput();
+        }
+        if let Some(p) = &sc.ping {
+            hosts.start_pings(p);
+            cx.push(p.start, Ev::Ping);
+            periodic += 1;
         }
         Ok(Sim {
             cx,
@@ -133,8 +154,9 @@ impl Sim {
             event_limit: sc.run.max_events.unwrap_or(u64::MAX),
             ended: false,
             deadlock_after,
-            sample_every: sc.run.timeseries,
-            timeseries: TimeseriesRecords::default(),
+            sampling,
+            ping_every: sc.ping.map(|p| p.interval),
+            periodic,
         })
     }
 
@@ -188,9 +210,13 @@ impl Sim {
                 };
                 break;
             };
-            if matches!(ev, Ev::DeadlockCheck | Ev::Sample) && self.cx.queue().is_empty() {
-                // Nothing else is left to happen: the check does not move the clock.
-                continue;
+            if ev.periodic() {
+                self.periodic -= 1;
+                if self.cx.queue().len() == self.periodic {
+                    // Nothing else is left to happen: the check, the sample or the ping
+                    // does not move the clock.
+                    continue;
+                }
             }
             if time > self.end_time {
                 self.cx.now = self.end_time;
@@ -264,7 +290,8 @@ impl Sim {
                 }
             }
             Ev::DeadlockCheck => self.check_deadlock(time),
-            Ev::Sample => self.sample(time),
+            Ev::Sample(what) => self.sample(what, time),
+            Ev::Ping => self.ping(time),
             Ev::FpSlot {
                 host,
                 dst,
@@ -278,34 +305,64 @@ impl Sim {
         }
     }
 
-    /// `run.timeseries_interval`: a row of timeseries.parquet, and the next sample while
-    /// anything else is still to happen.
-    #[inline(never)]
-    fn sample(&mut self, now: Ps) {
-        let t = &mut self.timeseries;
-        t.time_ps.push(now);
-        t.active_flows.push(self.hosts.active_flows());
-        t.outstanding_bytes.push(self.hosts.outstanding_bytes());
-        t.flows_started.push(self.cx.counters.flows_started);
-        t.drops.push(self.cx.counters.drops);
-        if !self.cx.queue().is_empty() {
-            let every = self.sample_every.expect("samples only with an interval");
-            self.cx.push(now + every, Ev::Sample);
-        }
+    /// Queues periodic event `ev` at `time` (it runs only while anything else is still
+    /// to happen: see `step`).
+    fn again(&mut self, time: Ps, ev: Ev) {
+        debug_assert!(ev.periodic());
+        self.periodic += 1;
+        self.cx.push(time, ev);
     }
 
-    /// The samples taken since the last call.
+    /// Sampler `what` samples, and will again.
+    #[inline(never)]
+    fn sample(&mut self, what: Sampled, now: Ps) {
+        let (hosts, counters) = (&mut self.hosts, &self.cx.counters);
+        self.sampling
+            .sample(what, now, hosts, &self.switches, counters);
+        self.again(now + self.sampling.every(what), Ev::Sample(what));
+    }
+
+    /// `[ping]`: a request leaves, and the next will.
+    #[inline(never)]
+    fn ping(&mut self, now: Ps) {
+        self.hosts.send_ping(&mut self.cx);
+        let every = self.ping_every.expect("pings only with an interval");
+        self.again(now + every, Ev::Ping);
+    }
+
+    /// `run.timeseries_interval`'s samples taken since the last call.
     pub fn take_timeseries(&mut self) -> TimeseriesRecords {
-        std::mem::take(&mut self.timeseries)
+        self.sampling.take_timeseries()
     }
 
     /// `run.timeseries_interval` is set: the run writes timeseries.parquet.
     pub fn has_timeseries(&self) -> bool {
-        self.sample_every.is_some()
+        self.sampling.has_timeseries()
+    }
+
+    /// `run.flow_throughput_interval`'s rows written since the last call.
+    pub fn take_flow_throughput(&mut self) -> FlowThroughputRecords {
+        self.hosts.take_flow_throughput()
+    }
+
+    /// `run.flow_throughput_interval` is set: the run writes flow_throughput.parquet.
+    pub fn has_flow_throughput(&self) -> bool {
+        self.hosts.tracks_flow_throughput()
+    }
+
+    /// `[ping]`'s rows that are final: while the run goes on, those up to the first
+    /// request still unanswered; once it has ended, all (unanswered ones with no RTT).
+    pub fn take_pings(&mut self) -> PingRecords {
+        self.hosts.take_pings(self.ended)
+    }
+
+    /// `[ping]` is on: the run writes pings.parquet.
+    pub fn has_pings(&self) -> bool {
+        self.hosts.has_pings()
     }
 
     /// Looks for a cycle of ports paused since the last check; stops the run on one,
-    /// else checks again later while anything else is still to happen.
+    /// else checks again later.
     #[inline(never)]
     fn check_deadlock(&mut self, now: Ps) {
         let after = self.deadlock_after.expect("checks only with flow control");
@@ -315,9 +372,7 @@ impl Sim {
             self.cx.stop = StopReason::Deadlock;
             return;
         }
-        if !self.cx.queue().is_empty() {
-            self.cx.push(now + after, Ev::DeadlockCheck);
-        }
+        self.again(now + after, Ev::DeadlockCheck);
     }
 
     /// Start loading what event `ev` will touch first, while the event before it runs:
@@ -373,13 +428,23 @@ impl Sim {
     pub fn port_records(&self) -> PortRecords {
         let now = self.cx.now;
         let mut r = PortRecords::default();
+        // Rows in the samplers' port order.
+        let mut k = 0;
         for (h, rep) in self.hosts.reports(now).into_iter().enumerate() {
-            r.push(h as u32, 0, false, &rep);
+            r.push(h as u32, 0, false, &rep, self.sampling.queue_row(k));
+            k += 1;
         }
         let hosts = self.cx.fabric.hosts();
         for (s, sw) in self.switches.iter().enumerate() {
             for (i, rep) in sw.reports(now).iter().enumerate() {
-                r.push(hosts + s as u32, i as u32, true, rep);
+                r.push(
+                    hosts + s as u32,
+                    i as u32,
+                    true,
+                    rep,
+                    self.sampling.queue_row(k),
+                );
+                k += 1;
             }
         }
         r
@@ -399,6 +464,14 @@ impl Sim {
 
     pub fn live_packets(&self) -> usize {
         self.cx.pkts.live()
+    }
+
+    /// Every port's queued bytes now, in ports.parquet's order (for tests: what a queue
+    /// sample reads).
+    pub fn queued_bytes(&self) -> Vec<u64> {
+        let nics = self.hosts.nics().iter().map(|n| n.port());
+        let switches = self.switches.iter().flat_map(|s| s.ports());
+        nics.chain(switches).map(|p| p.bytes()).collect()
     }
 }
 

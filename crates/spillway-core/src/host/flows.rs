@@ -1,8 +1,10 @@
 //! The flow table: a slot per live flow (reused once its record is written), and the
-//! records of flows that have ended, streamed out as they accumulate.
+//! records of flows that have ended, streamed out as they accumulate; with
+//! `run.flow_throughput_interval`, the flows' goodput over time too.
 
 use super::rx::Gro;
 use crate::engine::context::Ctx;
+use crate::output::flow_throughput::FlowThroughputRecords;
 use crate::output::flows::FlowRecords;
 use crate::transport::Transport;
 use crate::units::Ps;
@@ -45,6 +47,34 @@ pub(super) struct FlowTable {
     active: u64,
     next_id: u64,
     records: FlowRecords,
+    /// `run.flow_throughput_interval` (kept apart from the flows, which the hot path
+    /// reads, and allocated only with it).
+    throughput: Option<Box<Throughput>>,
+}
+
+/// The flows' goodput over time: per slot, the bytes its flow had acknowledged at its
+/// last row; and the rows.
+#[derive(Default)]
+struct Throughput {
+    acked: Vec<u64>,
+    rows: FlowThroughputRecords,
+}
+
+impl Throughput {
+    /// The row of the flow in `slot`, `acked` bytes acknowledged by `now`.
+    fn row(&mut self, now: Ps, slot: u32, id: u64, acked: u64) {
+        let last = std::mem::replace(&mut self.acked[slot as usize], acked);
+        self.rows.time_ps.push(now);
+        self.rows.flow_id.push(id);
+        self.rows.bytes.push(acked - last);
+    }
+}
+
+impl Flow {
+    /// Payload bytes cumulatively acknowledged to the sender.
+    fn acked(&self) -> u64 {
+        self.size - self.conn.unacked()
+    }
 }
 
 impl FlowTable {
@@ -66,7 +96,39 @@ impl FlowTable {
         };
         self.slots[slot as usize] = Some(flow);
         self.active += 1;
+        if let Some(t) = &mut self.throughput {
+            t.acked.resize(self.slots.len(), 0);
+            t.acked[slot as usize] = 0;
+        }
         slot
+    }
+
+    /// Keep the flows' goodput over time (`run.flow_throughput_interval`).
+    pub(super) fn track_throughput(&mut self) {
+        self.throughput = Some(Box::default());
+    }
+
+    pub(super) fn tracks_throughput(&self) -> bool {
+        self.throughput.is_some()
+    }
+
+    /// An interval of `run.flow_throughput_interval` ends at `now`: a row for every
+    /// active flow.
+    pub(super) fn sample_throughput(&mut self, now: Ps) {
+        let t = self.throughput.as_mut().expect("sampled only when tracked");
+        for (slot, f) in self.slots.iter().enumerate() {
+            if let Some(f) = f {
+                t.row(now, slot as u32, f.id, f.acked());
+            }
+        }
+    }
+
+    /// The goodput rows written since the last call.
+    pub(super) fn take_throughput(&mut self) -> FlowThroughputRecords {
+        self.throughput
+            .as_mut()
+            .map(|t| std::mem::take(&mut t.rows))
+            .unwrap_or_default()
     }
 
     pub(super) fn active(&self) -> u64 {
@@ -117,6 +179,10 @@ impl FlowTable {
         let f = self.slots[slot as usize]
             .take()
             .expect("recording a live flow");
+        if let Some(t) = &mut self.throughput {
+            // The flow's last (partial) interval.
+            t.row(cx.now, slot, f.id, f.acked());
+        }
         self.free.push(slot);
         self.active -= 1;
         let c = &mut cx.counters;

@@ -2,9 +2,9 @@
 //! ([`nic`]), its receive path ([`rx`]: timing noise, interrupt moderation, receive
 //! offload, the server model), the connections of the flows it runs (both ends of each
 //! flow in one slot of the flow table, [`flows`]), the agents that answer protocols of
-//! no flow ([`agent`]), the hook for a host queue discipline ([`qdisc`]), and the
-//! applications that start flows ([`apps`]). Sending is in [`transmit`], receiving and
-//! the demultiplexer in [`receive`].
+//! no flow ([`agent`]), the hook for a host queue discipline ([`qdisc`]), the
+//! applications that start flows ([`apps`]), and the ping workload's source ([`ping`]).
+//! Sending is in [`transmit`], receiving and the demultiplexer in [`receive`].
 
 pub mod agent;
 pub mod apps;
@@ -12,6 +12,7 @@ pub mod config;
 pub mod fastpass;
 mod flows;
 pub mod nic;
+pub mod ping;
 pub mod qdisc;
 pub mod receive;
 pub mod rx;
@@ -19,8 +20,10 @@ pub mod transmit;
 
 use crate::engine::context::Ctx;
 use crate::engine::context::StopReason;
+use crate::output::flow_throughput::FlowThroughputRecords;
 use crate::output::flows::FlowRecords;
 use crate::packet::wire::wire_bytes;
+use crate::output::pings::PingRecords;
 use crate::packet::IN_NETWORK;
 use crate::switch::port::PortReport;
 use crate::transport::connection::Segment;
@@ -34,6 +37,7 @@ use flows::FlowTable;
 
 pub use config::HostConfig;
 use nic::Nic;
+use ping::{PingConfig, Pinger};
 use qdisc::Qdisc;
 use rx::RxPath;
 
@@ -63,6 +67,8 @@ pub struct Hosts {
     /// Scratch: segments a connection hands over, packets a NIC dropped.
     segs: Vec<Segment>,
     dropped: Vec<u32>,
+    /// `[ping]`: the ping workload's source.
+    pinger: Option<Pinger>,
 }
 
 impl Hosts {
@@ -113,6 +119,7 @@ impl Hosts {
             nic_wake: Vec::new(),
             segs: Vec::new(),
             dropped: Vec::new(),
+            pinger: None,
         }
     }
 
@@ -123,6 +130,46 @@ impl Hosts {
             fp.start(cx);
             self.flush_fastpass(cx);
         }
+    }
+
+    /// `[ping]`: `cfg.src` will ping `cfg.dst` (each `Ping` event sends a request:
+    /// [`Hosts::send_ping`]), and every host answers pings.
+    pub fn start_pings(&mut self, cfg: &PingConfig) {
+        let class = self.transport.data_class();
+        self.pinger = Some(Pinger::new(*cfg, class, self.framing, self.seed));
+        self.agents.push(Agent::PingResponder { class });
+    }
+
+    /// `[ping]` is on: the run writes pings.parquet.
+    pub fn has_pings(&self) -> bool {
+        self.pinger.is_some()
+    }
+
+    /// Ping rows that are final (with `all`, every row: the run has stopped).
+    pub fn take_pings(&mut self, all: bool) -> PingRecords {
+        self.pinger
+            .as_mut()
+            .map(|p| p.take(all))
+            .unwrap_or_default()
+    }
+
+    /// Keep every flow's goodput over time (`run.flow_throughput_interval`).
+    pub fn track_flow_throughput(&mut self) {
+        self.flows.track_throughput();
+    }
+
+    pub fn tracks_flow_throughput(&self) -> bool {
+        self.flows.tracks_throughput()
+    }
+
+    /// An interval of `run.flow_throughput_interval` ends at `now`.
+    pub fn sample_flow_throughput(&mut self, now: Ps) {
+        self.flows.sample_throughput(now);
+    }
+
+    /// Goodput rows written since the last call.
+    pub fn take_flow_throughput(&mut self) -> FlowThroughputRecords {
+        self.flows.take_throughput()
     }
 
     /// Ends the run if every flow has finished and no more will come.

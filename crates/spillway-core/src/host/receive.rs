@@ -1,8 +1,8 @@
 //! The receiving side of the hosts: a packet arrives at a host's NIC, the demultiplexer
-//! hands it to an agent (a probe: answered by the NIC at once) or through the receive
-//! path (timing, interrupts, receive offload, the server model) to its flow's
-//! connection; what the connection then wants sent goes out, and a flow whose last byte
-//! arrived tells the applications.
+//! hands it to an agent (a probe or a ping: answered by the NIC at once), a ping's reply
+//! to the pinger, or anything else through the receive path (timing, interrupts, receive
+//! offload, the server model) to its flow's connection; what the connection then wants
+//! sent goes out, and a flow whose last byte arrived tells the applications.
 
 use super::agent::Agent;
 use super::Hosts;
@@ -81,11 +81,22 @@ impl Hosts {
         } else if kind == PktKind::ProbeAck {
             // The echo is not queued behind the source's server either.
             self.deliver(cx, pkt);
+        } else if kind == PktKind::PingReply {
+            self.ping_reply(cx, pkt);
         } else if let Some(t) = self.rx.release_time(cx.now, host) {
             cx.push(t, Ev::HostRx { host, pkt });
         } else {
             self.on_host_rx(cx, host, pkt);
         }
+    }
+
+    /// `[ping]`: a reply reached its source's NIC; the RTT is taken there.
+    #[inline(never)]
+    fn ping_reply(&mut self, cx: &mut Ctx, pkt: u32) {
+        if let Some(p) = &mut self.pinger {
+            p.reply(cx.now, cx.pkts.get(pkt));
+        }
+        cx.pkts.free(pkt);
     }
 
     /// Turbo §5.2's dead-packet count: what hosts receive of the data they sent.
@@ -293,6 +304,7 @@ impl Hosts {
             PktKind::Probe => unreachable!("probes are answered by the NIC's agent"),
             PktKind::Pause => unreachable!("pause frames stop at the NIC"),
             PktKind::Fcp => unreachable!("FCP messages go to the Fastpass agents"),
+            PktKind::Ping | PktKind::PingReply => unreachable!("pings stop at the NIC"),
         }
     }
 }

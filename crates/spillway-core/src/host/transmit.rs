@@ -181,6 +181,17 @@ impl Hosts {
         self.nic_send(cx, from, pkt);
     }
 
+    /// `[ping]`: the pinger's next request leaves its source now, as any packet does.
+    pub fn send_ping(&mut self, cx: &mut Ctx) {
+        let Some(pinger) = &mut self.pinger else {
+            return;
+        };
+        let p = pinger.request(cx.now);
+        let src = p.src;
+        let pkt = cx.pkts.alloc(p);
+        self.nic_send(cx, src, pkt);
+    }
+
     /// `pkt` leaves `host` through its queue discipline and NIC.
     #[inline(always)]
     pub(super) fn nic_send(&mut self, cx: &mut Ctx, host: u32, pkt: u32) {

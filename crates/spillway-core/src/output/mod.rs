@@ -1,4 +1,5 @@
-//! What a run reports: flow, query and port records and the run's counters, and the
+//! What a run reports: flow, query and port records, the samples taken over time (the
+//! timeseries, queues, flows' throughput), ping RTTs and the run's counters, and the
 //! metrics they are built on (the ideal FCT). Each table's schema (column names, types,
 //! what means "none", documentation) is defined here once, with the columns
 //! themselves ([`records!`]); the Python binding and `spillway run` build their columns
@@ -6,10 +7,14 @@
 //! (python/spillway/reference.py, `make reference`; a test keeps them current).
 
 pub mod counters;
+pub mod flow_throughput;
 pub mod flows;
+pub mod histogram;
 pub mod ideal;
+pub mod pings;
 pub mod ports;
 pub mod queries;
+pub mod queues;
 pub mod timeseries;
 
 /// How a column says "none".

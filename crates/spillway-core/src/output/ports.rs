@@ -1,6 +1,7 @@
 //! Per-port statistics: one row per egress port, host NICs (nodes `0..hosts`) first,
 //! then switches' ports (ports.parquet).
 
+use super::queues::QueueRow;
 use super::records;
 use crate::switch::port::{DropReason, PortReport};
 
@@ -32,6 +33,20 @@ records! {
         max_bytes: u64;
         /// Time-averaged occupancy over the run.
         mean_bytes: f64;
+        /// `run.queue_sample_interval`: the samples of this port's queued bytes (the bytes
+        /// `max_bytes` is the highest of: waiting, not on the wire) taken, one every
+        /// interval at every port; null when not sampling.
+        queue_samples: u64, null = Max;
+        /// Median of those samples: the ⌈0.5·n⌉-th smallest of the n (nearest rank), 0
+        /// exact, others within 1/128 (a log-linear histogram: docs/outputs.md); null
+        /// when not sampling or no sample was taken.
+        queue_p50_bytes: u64, null = Max;
+        /// 90th percentile of the samples (nearest rank, as `queue_p50_bytes`).
+        queue_p90_bytes: u64, null = Max;
+        /// 99th percentile of the samples.
+        queue_p99_bytes: u64, null = Max;
+        /// 99.9th percentile of the samples.
+        queue_p999_bytes: u64, null = Max;
         /// The link's rate (as the node's clock makes it).
         rate_bps: u64;
         /// Packets the ECN marker marked (DCTCP's threshold, CoDel), or quenched with
@@ -111,8 +126,8 @@ impl PortRecords {
         ]
     }
 
-    /// Appends port `port` of `node`.
-    pub fn push(&mut self, node: u32, port: u32, is_switch: bool, r: &PortReport) {
+    /// Appends port `port` of `node`, its sampled queue as `q` says.
+    pub fn push(&mut self, node: u32, port: u32, is_switch: bool, r: &PortReport, q: QueueRow) {
         let d = |reason: DropReason| r.drops[reason as usize];
         self.node.push(node);
         self.port.push(port);
@@ -132,6 +147,12 @@ impl PortRecords {
         self.sent_bytes.push(r.sent_bytes);
         self.max_bytes.push(r.max_bytes);
         self.mean_bytes.push(r.mean_bytes);
+        self.queue_samples.push(q.samples);
+        let [p50, p90, p99, p999] = q.percentiles;
+        self.queue_p50_bytes.push(p50);
+        self.queue_p90_bytes.push(p90);
+        self.queue_p99_bytes.push(p99);
+        self.queue_p999_bytes.push(p999);
         self.rate_bps.push(r.rate);
         self.ecn_marked.push(r.marked);
         self.notif_generated.push(r.notif.generated);

@@ -33,6 +33,10 @@ pub enum PktKind {
     /// A Fastpass control protocol message between an endpoint and an arbiter, or
     /// between arbiters (host/fastpass/channel.rs keeps the message; `seq` is its id).
     Fcp,
+    /// The ping workload's request (`host/ping.rs`), answered by the destination's NIC
+    /// with a `PingReply` of the same size; `seq` numbers it, `ts` is its send time.
+    Ping,
+    PingReply,
 }
 
 /// [`Packet::journey`]: its source host has sent it and no host has received it yet.
