@@ -12,6 +12,7 @@ const FAT_TREE_WEBSEARCH: &str = include_str!("../data/bench/fattree_websearch.t
 const INCAST64: &str = include_str!("../data/bench/incast64.toml");
 const DETAIL96_STEADY: &str = include_str!("../data/bench/detail96_steady.toml");
 const PFABRIC144_WEBSEARCH: &str = include_str!("../data/bench/pfabric144_websearch.toml");
+const FASTPASS144_WEBSEARCH: &str = include_str!("../data/bench/fastpass144_websearch.toml");
 
 /// Overrides of a benchmark's scenario text, by name.
 fn overrides(name: &str) -> &'static [&'static str] {
@@ -69,6 +70,11 @@ pub const BENCHMARKS: &[(&str, &str, &str)] = &[
         "pfabric144_websearch",
         "pfabric144 (144 hosts, 10G edge, 40G core), pFabric queues (12000 B) and transport, Poisson web search at load 0.6, 40 ms simulated",
         PFABRIC144_WEBSEARCH,
+    ),
+    (
+        "fastpass144_websearch",
+        "pfabric144 with Fastpass (endpoint queues, arbiter on host 143 over in-band FCP) under TCP, Poisson web search at load 0.6, 20 ms simulated",
+        FASTPASS144_WEBSEARCH,
     ),
 ];
 

@@ -16,6 +16,7 @@ use crate::switch::SwitchConfig;
 const KEYS: &[&str] = &[
     "fastpass.arbiter",
     "fastpass.secondary",
+    "fastpass.arbiter_link_rate",
     "fastpass.fail_at",
     "fastpass.lead",
     "fastpass.batch",
@@ -129,8 +130,23 @@ pub(super) fn read_fastpass(
         "min_fct" => Policy::MinFct,
         _ => Policy::MaxMin,
     };
+    let arbiter_link_rate = match r.opt_rate("fastpass.arbiter_link_rate")? {
+        Some(rate) => rate,
+        None => {
+            let rate = match topology.shape {
+                Shape::Star { .. } => topology.link_rate,
+                _ => topology.fabric_rate,
+            };
+            r.record(
+                "fastpass.arbiter_link_rate",
+                toml::Value::String(crate::units::format_rate(rate)),
+            );
+            rate
+        }
+    };
     let cfg = FastpassConfig {
         arbiter,
+        arbiter_link_rate,
         secondary,
         fail_at: r.opt_time("fastpass.fail_at")?,
         lead: r.time("fastpass.lead")?,

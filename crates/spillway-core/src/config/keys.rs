@@ -427,6 +427,11 @@ pub const KEYS: &[KeyDef] = &[
          every endpoint. Kept out of the workload as the primary is. `off`: no secondary."),
     key!("fastpass.fail_at", Ty::TimeOrOff, "off", &[],
         "The primary arbiter stops at this time (it neither sends nor answers anything after it). `off`: never."),
+    key!("fastpass.arbiter_link_rate", Ty::Rate, "", &[],
+        "The arbiters' host links (§2: an arbiter for a large cluster needs high-speed ports; §8.1). \
+         Default: `topology.fabric_rate` (a star's: `topology.link_rate`). Every endpoint's reports and every \
+         allocation cross it: on pfabric144 at load 0.6, allocations alone need ~9 Gb/s, and a 10 Gb/s arbiter \
+         link delays them past their timeslots, which are then requested again, for good."),
     key!("fastpass.lead", Ty::Time, "65us", &[],
         "How far ahead of a timeslot's start the arbiter allocates it (§5.1: 65 us, far below the 1 ms \
          takeover, so a failed arbiter's allocations have expired before its successor's begin)."),

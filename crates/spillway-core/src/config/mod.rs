@@ -86,7 +86,7 @@ impl Scenario {
 
     pub fn from_table(table: &Table, base_dir: Option<&Path>) -> Result<Scenario, ScenarioError> {
         let mut r = Reader::new(table, base_dir)?;
-        let topology = read_topology(&mut r)?;
+        let mut topology = read_topology(&mut r)?;
         let hosts = topology.shape.host_count();
         let mut switch = read_switch(&mut r)?;
         let routes = r.routes(&topology.shape)?;
@@ -151,6 +151,11 @@ impl Scenario {
         )?;
         if let Some(fp) = &host.fastpass {
             r.reserved = fp.arbiter_hosts();
+            topology.host_link_rates = r
+                .reserved
+                .iter()
+                .map(|&h| (h, fp.arbiter_link_rate))
+                .collect();
         }
         let workload = read_workload(&mut r, hosts)?;
         let background = read_background(&mut r, hosts)?;

@@ -108,5 +108,6 @@ pub(super) fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioErro
         fabric_delay,
         framing_bytes,
         clock_ppm,
+        host_link_rates: Vec::new(),
     })
 }

@@ -45,6 +45,8 @@ pub struct TopologySpec {
     pub fabric_delay: Ps,
     pub framing_bytes: u32,
     pub clock_ppm: f64,
+    /// Hosts whose link runs at another rate than `link_rate` (a Fastpass arbiter's).
+    pub host_link_rates: Vec<(u32, u64)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -71,10 +73,14 @@ impl Topology {
     }
 
     pub fn build(spec: &TopologySpec) -> Topology {
-        let host_link = |a, b| Link {
+        let host_link = |a: u32, b| Link {
             a,
             b,
-            rate: spec.link_rate,
+            rate: spec
+                .host_link_rates
+                .iter()
+                .find(|&&(h, _)| h == a)
+                .map_or(spec.link_rate, |&(_, r)| r),
             delay: spec.link_delay,
         };
         let fabric_link = |a, b| Link {
@@ -166,6 +172,7 @@ impl Shape {
             fabric_delay: 0,
             framing_bytes: 0,
             clock_ppm: 0.0,
+            host_link_rates: Vec::new(),
         };
         Topology::build(&spec)
             .links

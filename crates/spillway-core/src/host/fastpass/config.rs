@@ -18,6 +18,8 @@ pub enum Control {
 pub struct FastpassConfig {
     /// The primary arbiter's host.
     pub arbiter: u32,
+    /// The arbiters' host link rate.
+    pub arbiter_link_rate: u64,
     /// A secondary arbiter's host.
     pub secondary: Option<u32>,
     /// The primary stops at this time.

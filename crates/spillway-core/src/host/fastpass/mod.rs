@@ -77,10 +77,14 @@ impl Fastpass {
     ) -> Fastpass {
         let fabric = &cx.fabric;
         let hosts = fabric.hosts();
-        let link = fabric.ports(0)[0];
+        let hosts_arbiters = cfg.arbiter_hosts();
+        // A workload host's link (an arbiter's may be faster): the timeslot's rate.
+        let endpoint = (0..hosts)
+            .find(|h| !hosts_arbiters.contains(h))
+            .expect("config/fastpass.rs leaves two hosts for the workload");
+        let link = fabric.ports(endpoint)[0];
         let frame = serialization_ps(slot_bytes as u64, link.rate);
         let slot = (frame as f64 * (1.0 + cfg.control_reserve)).round() as Ps;
-        let hosts_arbiters = cfg.arbiter_hosts();
         let arbiters = hosts_arbiters
             .iter()
             .enumerate()
