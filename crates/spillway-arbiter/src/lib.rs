@@ -19,6 +19,7 @@ pub mod fabric;
 pub mod fcp;
 pub mod pathsel;
 pub mod pipeline;
+pub mod service;
 pub mod slots;
 pub mod voq;
 
