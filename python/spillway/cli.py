@@ -10,6 +10,8 @@ interface users and tests depend on: change them deliberately.
     spillway bench arbiter [--json] [--quick]
     spillway bench pfabric_queue [--json] [--quick]
     spillway reference [--out FILE | --outputs docs/outputs.md]
+    spillway arbiter serve CONFIG [--rank R] [--duration T] [--grant-log FILE] [--busy-poll]
+    spillway arbiter demo --endpoints N --duration T [--kill-primary-at T] [--json]
 
 Exit status: 0 on success, 2 for a scenario or usage error (a one-line message that names
 the key or the option), 1 when a sweep has failed points, 130 when interrupted (Ctrl-C).
@@ -156,6 +158,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_arbiter(args: argparse.Namespace) -> int:
+    from spillway import arbiter
+
+    if args.arbiter_command == "serve":
+        return arbiter.serve(args.config, args.rank, args.duration, args.grant_log,
+                             args.busy_poll)
+    return arbiter.demo(args.endpoints, args.duration, args.kill_primary_at, args.json,
+                        load=args.load, timeslot_us=args.timeslot_us, seed=args.seed,
+                        keep=args.keep)
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from spillway.bench import run_arbiter_bench, run_benchmarks, run_pfabric_queue_bench
 
@@ -268,6 +281,34 @@ def build_parser() -> argparse.ArgumentParser:
                    help="engine: run each benchmark N times and report the median run, "
                         "with the range")
     b.set_defaults(func=cmd_bench)
+
+    ar = sub.add_parser("arbiter", help="the Fastpass arbiter as a real UDP service")
+    asub = ar.add_subparsers(dest="arbiter_command", required=True)
+    sv = asub.add_parser("serve", help="run one arbiter (spillway-arbiterd) of a fabric file")
+    sv.add_argument("config", help="the fabric file (docs/arbiter.md, the arbiter service)")
+    sv.add_argument("--rank", type=int, default=0,
+                    help="this arbiter's rank in arbiter.addrs (0 starts primary)")
+    sv.add_argument("--duration", help="exit after this long (e.g. 10s); default: until "
+                                       "SIGTERM/Ctrl-C")
+    sv.add_argument("--grant-log", help="write every batch's grants as JSON lines here")
+    sv.add_argument("--busy-poll", action="store_true",
+                    help="spin between timers (with a core to spare)")
+    dm = asub.add_parser("demo", help="an arbiter pair and N endpoints on loopback")
+    dm.add_argument("--endpoints", type=_positive, required=True, metavar="N")
+    dm.add_argument("--duration", type=float, required=True, metavar="T",
+                    help="seconds; demand stops before the end, to drain")
+    dm.add_argument("--kill-primary-at", type=float, metavar="T",
+                    help="SIGKILL the primary arbiter T seconds in")
+    dm.add_argument("--json", action="store_true",
+                    help="print the summary as one JSON object (the last line)")
+    dm.add_argument("--load", type=float, default=0.3,
+                    help="each endpoint's Poisson demand, a share of its link (default 0.3)")
+    dm.add_argument("--timeslot-us", type=int, default=100,
+                    help="timeslot length in microseconds (default 100)")
+    dm.add_argument("--seed", type=int, default=1)
+    dm.add_argument("--keep", metavar="DIR", help="write config and logs here "
+                                                  "(default: a new temporary directory)")
+    ar.set_defaults(func=cmd_arbiter)
 
     ref = sub.add_parser("reference", help="print the scenario key reference (Markdown)")
     ref.add_argument("--out", help="write to this file")

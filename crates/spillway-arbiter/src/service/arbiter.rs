@@ -38,6 +38,8 @@ pub struct ArbiterStats {
     pub status_queries: u64,
     pub send_errors: u64,
     pub datagrams: u64,
+    /// Takeovers held back for a watchdog period because this process had stalled.
+    pub takeovers_held: u64,
     /// When it last took over, and the first timeslot it allocated after.
     pub took_over_at: Option<u64>,
     pub first_after_takeover: Option<u64>,
@@ -62,6 +64,8 @@ pub struct ArbiterService {
     /// How late each batch was allocated (after `first x timeslot - lead`).
     pub alloc_lag: Lateness,
     stop: bool,
+    /// A takeover held back until this time (see `on_timer`).
+    grace_until: u64,
     pub stats: ArbiterStats,
 }
 
@@ -107,6 +111,7 @@ impl ArbiterService {
             lateness: Lateness::default(),
             alloc_lag: Lateness::default(),
             stop: false,
+            grace_until: 0,
             stats: ArbiterStats::default(),
             cfg,
         };
@@ -267,7 +272,7 @@ impl ArbiterService {
                 "\"keep_up_share\": {:.4}, \"slots_skipped\": {}, \"path_errors\": {}, \"datagrams\": {}, ",
                 "\"unknown_source\": {}, \"malformed\": {}, \"bad_checksums\": {}, \"fcp_malformed\": {}, ",
                 "\"reports\": {}, \"refused\": {}, \"resets\": {}, \"watchdogs_sent\": {}, \"dropped_secondary\": {}, ",
-                "\"send_errors\": {}, \"status_queries\": {}, \"took_over_at_ps\": {}, \"first_after_takeover\": {}, ",
+                "\"send_errors\": {}, \"takeovers_held\": {}, \"status_queries\": {}, \"took_over_at_ps\": {}, \"first_after_takeover\": {}, ",
                 "\"timeslot_ps\": {}, \"origin_unix_ns\": {}, \"timer_lateness\": {}, \"alloc_lag\": {}}}"
             ),
             self.rank,
@@ -293,6 +298,7 @@ impl ArbiterService {
             c.watchdogs_sent,
             c.dropped_secondary,
             s.send_errors,
+            s.takeovers_held,
             s.status_queries,
             s.took_over_at.map_or("null".into(), |t| t.to_string()),
             s.first_after_takeover.map_or("null".into(), |t| t.to_string()),
@@ -348,6 +354,18 @@ impl Service for ArbiterService {
     }
 
     fn on_timer(&mut self, now: u64, sock: &UdpSocket) {
+        // How late this call is past the deadline that caused it: a stall of this process.
+        let stalled = now.saturating_sub(self.next_deadline()) > self.cfg.watchdog;
+        if self.role() == Role::Secondary && self.comm.poll_timeout() <= now && stalled {
+            // This process was not running for longer than a watchdog period (a loaded
+            // machine): the silence may be ours, with the primary's watchdogs queued
+            // unread in the socket. Let the receive thread read them for one watchdog
+            // period before taking over (found by the demo: spurious takeovers after
+            // stalls). It delays a real takeover by at most T_w, and only after a stall.
+            self.grace_until = now + self.cfg.watchdog;
+            self.stats.takeovers_held += 1;
+            return;
+        }
         self.comm.handle_timeout(now, &mut self.arb);
         self.flush(sock);
         let slot = self.cfg.timeslot;
@@ -372,7 +390,10 @@ impl Service for ArbiterService {
     }
 
     fn next_deadline(&self) -> u64 {
-        let t = self.comm.poll_timeout();
+        let mut t = self.comm.poll_timeout();
+        if self.grace_until > t {
+            t = self.grace_until;
+        }
         if self.role() == Role::Primary {
             t.min((self.next_first * self.cfg.timeslot).saturating_sub(self.cfg.lead))
         } else {
