@@ -259,6 +259,15 @@ fn what_fastpass_cannot_run_is_refused_with_the_key_named() {
         "fastpass.takeover"
     );
     assert_eq!(refused(STAR, &["fastpass.batch=65"]).0, "fastpass.batch");
+    let trace = format!(
+        "{STAR}[workload]\nkind = \"trace\"\nflows = [{{ src = 0, dst = 1, size = 1000 }}]\n"
+    );
+    assert_eq!(
+        refused(&trace, &["fastpass.fail_at=1ms"]).0,
+        "fastpass.fail_at"
+    );
+    let (k, _) = refused(&trace, &["fastpass.arbiter_link_rate=0Gbps"]);
+    assert_eq!(k, "fastpass.arbiter_link_rate");
     assert_eq!(
         refused(STAR, &["fastpass.control_delay=3us"]).0,
         "fastpass.control_delay"

@@ -29,6 +29,7 @@ REPRODUCTIONS = {
     "cp": "spillway.reproduce.cp",
     "detail": "spillway.reproduce.detail",
     "turbo": "spillway.reproduce.turbo",
+    "fastpass": "spillway.reproduce.fastpass",
 }
 
 

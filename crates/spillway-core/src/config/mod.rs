@@ -160,6 +160,17 @@ impl Scenario {
         let workload = read_workload(&mut r, hosts)?;
         let background = read_background(&mut r, hosts)?;
         let run = read_run(&mut r)?;
+        if let Some(fp) = &host.fastpass {
+            if fp.fail_at.is_some() && fp.secondary.is_none() && run.duration.is_none() {
+                // Nothing would allocate after it: the run would wait for flows that
+                // cannot finish until the clock's horizon.
+                return Err(r.err(
+                    "fastpass.fail_at",
+                    "stops the only arbiter: set fastpass.secondary to take over, or run.duration \
+                     to watch the network without one",
+                ));
+            }
+        }
         if run.duration.is_none() {
             // Open-loop arrivals with no end would run (and grow) forever.
             let endless = match &workload {

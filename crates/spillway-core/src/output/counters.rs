@@ -171,7 +171,7 @@ counters! {
     /// allocator broke a rack limit).
     fastpass_path_errors;
     /// Fastpass: median time from a packet joining its endpoint queue to its timeslot
-    /// (within 1/16).
+    /// (within 1/128).
     fastpass_queue_delay_p50_ps;
     /// Fastpass: its 99th percentile.
     fastpass_queue_delay_p99_ps;

@@ -13,12 +13,12 @@
 pub mod arbiter;
 pub mod channel;
 pub mod config;
-mod delay;
 pub mod paths;
 pub mod queues;
 
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
+use crate::output::histogram::LogHistogram;
 use crate::packet::wire::wire_bytes;
 use crate::packet::{Packet, PktKind};
 use crate::rng::{mix64, Rng};
@@ -26,7 +26,6 @@ use crate::units::{serialization_ps, Ps};
 use arbiter::ArbiterAgent;
 use channel::{Channel, Toward};
 use config::{Control, FastpassConfig};
-use delay::Histogram;
 use paths::Pins;
 use queues::{EndpointQueues, Waiting};
 use spillway_arbiter::fcp::{Dest, Endpoint, EndpointConfig, Granted, Input, Msg, Role};
@@ -58,7 +57,9 @@ pub struct Fastpass {
     /// Per host, the last timeslots it sent and received in (`timeslot + 1`, 0 = none).
     sent_in: Vec<u64>,
     received_in: Vec<u64>,
-    delays: Histogram,
+    /// Queue-to-timeslot delays, and the largest.
+    delays: LogHistogram,
+    delay_max: Ps,
     /// FCP packets and released data for the hosts' NICs: (host, packet).
     pub outbox: Vec<(u32, u32)>,
     scratch: Vec<Waiting>,
@@ -131,7 +132,8 @@ impl Fastpass {
             pins: Pins::new(mix64(seed ^ 0x9a7c)),
             sent_in: vec![0; hosts as usize * RING],
             received_in: vec![0; hosts as usize * RING],
-            delays: Histogram::default(),
+            delays: LogHistogram::default(),
+            delay_max: 0,
             outbox: Vec::new(),
             scratch: Vec::new(),
         }
@@ -204,7 +206,8 @@ impl Fastpass {
 
         let hash = self.pins.hash(&cx.fabric, host, dst, path);
         for w in out.drain(..) {
-            self.delays.add(now - w.since);
+            self.delays.record(now - w.since);
+            self.delay_max = self.delay_max.max(now - w.since);
             if let Some(h) = hash {
                 cx.pkts.hot[w.pkt as usize].hash = h;
                 cx.pkts.get_mut(w.pkt).hash = h as u64;
@@ -431,9 +434,15 @@ impl Fastpass {
         }
         c.fastpass_fcp_expired += self.channel.expired;
         c.fastpass_unpinned_packets += self.pins.unpinned;
-        c.fastpass_queue_delay_p50_ps = self.delays.quantile(0.5);
-        c.fastpass_queue_delay_p99_ps = self.delays.quantile(0.99);
-        c.fastpass_queue_delay_max_ps = self.delays.max();
+        // Nearest rank, as the ports' queue percentiles (output/queues.rs).
+        let n = self.delays.count();
+        let at = |q: f64| {
+            let rank = ((q * n as f64).ceil() as u64).clamp(1, n.max(1));
+            self.delays.at_rank(rank).unwrap_or(0)
+        };
+        c.fastpass_queue_delay_p50_ps = at(0.5);
+        c.fastpass_queue_delay_p99_ps = at(0.99);
+        c.fastpass_queue_delay_max_ps = self.delay_max;
         c.fastpass_queued_packets = self.queues.iter().map(|q| q.packets() as u64).sum();
     }
 
