@@ -1,11 +1,11 @@
-"""`spillway arbiter serve|demo`: the Fastpass arbiter as a real UDP service (issue 29).
+"""`spillway arbiter serve`, and what the demo (`spillway.arbiter_demo`) stands on: the
+Fastpass arbiter as a real UDP service (issue 29).
 
 The daemons are Rust binaries of crates/spillway-arbiter (`spillway-arbiterd`,
-`spillway-endpoint`), built in release mode by cargo from the source tree, as
-`spillway bench arbiter` builds `arbiter-bench`. The demo starts an arbiter pair and N
-endpoints on 127.0.0.1 ephemeral ports with Poisson demand, optionally SIGKILLs the
-primary, stops by itself, and judges the run from both sides' logs (senders' and
-receivers'), and the arbiters' grant logs.
+`spillway-endpoint`, `spillway-fcp-proxy`), built in release mode by cargo from the
+source tree, as `spillway bench arbiter` builds `arbiter-bench`. Here: building them,
+running one arbiter, writing a demo's fabric files, and judging a run from both sides'
+logs (senders' and receivers') and the arbiters' grant logs.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -24,7 +23,7 @@ from typing import Any
 
 from spillway.errors import UsageError
 
-BINARIES = ("spillway-arbiterd", "spillway-endpoint")
+BINARIES = ("spillway-arbiterd", "spillway-endpoint", "spillway-fcp-proxy", "spillway-fcp-load")
 
 
 def _root() -> Path:
@@ -85,19 +84,39 @@ def _free_ports(n: int) -> list[int]:
             s.close()
 
 
+def _fabric(endpoints: int, arbiters: list[int], eps: list[int], timeslot_us: int,
+            origin_ns: int, lead_ms: float, watchdog_ms: float, takeover_ms: float) -> str:
+    arbs = ", ".join(f'"127.0.0.1:{p}"' for p in arbiters)
+    ep_list = ",\n  ".join(f'"127.0.0.1:{p}"' for p in eps)
+    return ("# Written by `spillway arbiter demo`.\n"
+            f"[topology]\nkind = \"star\"\nhosts = {endpoints}\n\n"
+            f"[arbiter]\naddrs = [{arbs}]\n"
+            f"timeslot = \"{timeslot_us}us\"\nlead = \"{lead_ms * 1000:.0f}us\"\nbatch = 8\n"
+            f"watchdog = \"{watchdog_ms * 1000:.0f}us\"\n"
+            f"takeover = \"{takeover_ms * 1000:.0f}us\"\n"
+            f"origin_unix_ns = {origin_ns}\n\n"
+            f"[endpoints]\naddrs = [\n  {ep_list},\n]\n")
+
+
 def write_config(path: Path, endpoints: int, timeslot_us: int, origin_ns: int,
-                 lead_ms: float, watchdog_ms: float, takeover_ms: float) -> None:
-    ports = _free_ports(2 + endpoints)
-    arbs = ", ".join(f'"127.0.0.1:{p}"' for p in ports[:2])
-    eps = ",\n  ".join(f'"127.0.0.1:{p}"' for p in ports[2:])
-    path.write_text(
-        "# Written by `spillway arbiter demo`.\n"
-        f"[topology]\nkind = \"star\"\nhosts = {endpoints}\n\n"
-        f"[arbiter]\naddrs = [{arbs}]\n"
-        f"timeslot = \"{timeslot_us}us\"\nlead = \"{lead_ms * 1000:.0f}us\"\nbatch = 8\n"
-        f"watchdog = \"{watchdog_ms * 1000:.0f}us\"\ntakeover = \"{takeover_ms * 1000:.0f}us\"\n"
-        f"origin_unix_ns = {origin_ns}\n\n"
-        f"[endpoints]\naddrs = [\n  {eps},\n]\n")
+                 lead_ms: float, watchdog_ms: float, takeover_ms: float,
+                 proxy: Path | None = None, arbiters: int = 2) -> dict[str, list[str]]:
+    """The demo's fabric file(s) on free loopback ports. With ``proxy`` (the endpoints'
+    file), FCP goes through `spillway-fcp-proxy`: ``path`` (the arbiters') names the
+    proxy's sockets as the endpoints, ``proxy`` names its sockets as the arbiters. The
+    real addresses: ``{"arbiters": [...], "endpoints": [...]}``."""
+    n_proxy = endpoints + arbiters if proxy else 0
+    ports = _free_ports(arbiters + endpoints + n_proxy)
+    arbs, rest = ports[:arbiters], ports[arbiters:]
+    eps, fake = rest[:endpoints], rest[endpoints:]
+    timing = (timeslot_us, origin_ns, lead_ms, watchdog_ms, takeover_ms)
+    if proxy is None:
+        path.write_text(_fabric(endpoints, arbs, eps, *timing))
+    else:
+        path.write_text(_fabric(endpoints, arbs, fake[arbiters:], *timing))
+        proxy.write_text(_fabric(endpoints, fake[:arbiters], eps, *timing))
+    return {"arbiters": [f"127.0.0.1:{p}" for p in arbs],
+            "endpoints": [f"127.0.0.1:{p}" for p in eps]}
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -180,133 +199,48 @@ def analyse(workdir: Path, endpoints: int, timeslot_ps: int, origin_ns: int,
     return out
 
 
-def demo(endpoints: int, duration: float, kill_primary_at: float | None, json_out: bool,
-         load: float = 0.3, timeslot_us: int = 100, seed: int = 1,
-         keep: str | None = None) -> int:
-    if endpoints < 2 or endpoints > 1024:
-        raise UsageError(f"arbiter demo: --endpoints {endpoints}: between 2 and 1024")
-    if duration <= 0:
-        raise UsageError(f"arbiter demo: --duration {duration}: must be positive")
-    if kill_primary_at is not None and not 0 < kill_primary_at < duration:
-        raise UsageError(f"arbiter demo: --kill-primary-at {kill_primary_at}: "
-                         f"between 0 and --duration ({duration})")
-    if not 0 < load <= 1:
-        raise UsageError(f"arbiter demo: --load {load}: in (0, 1]")
-    if not 10 <= timeslot_us <= 100_000:
-        raise UsageError(f"arbiter demo: --timeslot-us {timeslot_us}: in 10..=100000")
+def bench_service(endpoints: int = 64, timeslot_us: int = 100, load: float = 0.5,
+                  seconds: float = 4.0) -> dict[str, Any]:
+    """One arbiter (`spillway-arbiterd`) loaded by ``endpoints`` FCP endpoints
+    (`spillway-fcp-load`, one process) on loopback for ``seconds`` of Poisson demand: the
+    timeslots it allocated per second, and the share of batches it allocated on time
+    (within one batch of when they were due: it kept up with real time)."""
     bin_dir = build()
-    workdir = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="spillway-arbiter-demo-"))
-    workdir.mkdir(parents=True, exist_ok=True)
-    # Timing scaled for loopback on a shared machine (docs/arbiter.md): 20x the paper's
-    # T_w = 100 us and T_d = 1 ms, a lead of 3 ms (the paper: 65 us), so that scheduling
-    # delays of a few ms on loaded cores do not cause spurious takeovers.
-    lead_ms, watchdog_ms, takeover_ms = 3.0, 2.0, 20.0
-    # Timeslot 0 a little in the future is fine; in the past keeps numbers small.
-    origin_ns = time.time_ns()
-    cfg = workdir / "fabric.toml"
-    write_config(cfg, endpoints, timeslot_us, origin_ns, lead_ms, watchdog_ms, takeover_ms)
-    # Demand stops before the run does, leaving time to serve what is queued.
-    drain = min(1.0, max(0.5, 0.3 * duration))
-    demand_for = max(duration - drain, 0.1)
-    procs: dict[str, subprocess.Popen[str]] = {}
-    errs: dict[str, Any] = {}
-
-    def start(name: str, cmd: list[str]) -> None:
-        errs[name] = open(workdir / f"{name}.log", "w")
-        procs[name] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errs[name], text=True)
-
-    t0 = time.monotonic()
-    kill_ns = None
-    try:
-        for rank in (0, 1):
-            start(f"arbiter{rank}", [
-                str(bin_dir / "spillway-arbiterd"), "--config", str(cfg), "--rank", str(rank),
-                "--duration", f"{int((duration + 2) * 1000)}ms",
-                "--grant-log", str(workdir / f"arbiter{rank}.grants.jsonl")])
-        for e in range(endpoints):
-            start(f"endpoint{e}", [
-                str(bin_dir / "spillway-endpoint"), "--config", str(cfg), "--id", str(e),
-                "--load", str(load), "--seed", str(seed),
-                "--duration", f"{int(duration * 1000)}ms",
-                "--demand-for", f"{int(demand_for * 1000)}ms",
-                "--events", str(workdir / f"endpoint{e}.events.jsonl")])
-        if kill_primary_at is not None:
-            time.sleep(max(0.0, kill_primary_at - (time.monotonic() - t0)))
-            kill_ns = time.time_ns()
-            procs["arbiter0"].send_signal(signal.SIGKILL)
-        outs: dict[str, str] = {}
-        for e in range(endpoints):
-            name = f"endpoint{e}"
-            outs[name] = procs[name].communicate(timeout=duration + 30)[0]
-        # The secondary first: stopping the primary first would leave it to take over.
-        for rank in (1, 0):
-            name = f"arbiter{rank}"
-            p = procs[name]
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-            outs[name] = p.communicate(timeout=30)[0]
-    finally:
-        for p in procs.values():
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        for f in errs.values():
-            f.close()
-    codes = {n: p.returncode for n, p in procs.items()}
-    bad = {n: c for n, c in codes.items()
-           if c != 0 and not (n == "arbiter0" and kill_ns is not None and c == -signal.SIGKILL)}
-    summaries = {n: _last_json(o) for n, o in outs.items()}
-    result = analyse(workdir, endpoints, timeslot_us * 1_000_000, origin_ns, kill_ns)
-    eps = [summaries.get(f"endpoint{e}") or {} for e in range(endpoints)]
-    arbs = {n: summaries.get(n) for n in ("arbiter0", "arbiter1")}
-    took_over = [r for r in _read_jsonl(workdir / "arbiter1.log") if r.get("ev") == "took_over"]
-    result.update({
+    with tempfile.TemporaryDirectory(prefix="spillway-arbiter-bench-") as tmp:
+        cfg = Path(tmp) / "fabric.toml"
+        # Timeslot 0 a moment ahead, so that both processes start before the first batch.
+        write_config(cfg, endpoints, timeslot_us, time.time_ns(), 3.0, 2.0, 20.0, arbiters=1)
+        arb = subprocess.Popen([str(bin_dir / "spillway-arbiterd"), "--config", str(cfg),
+                                "--rank", "0"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+        try:
+            time.sleep(0.2)
+            load_run = subprocess.run(
+                [str(bin_dir / "spillway-fcp-load"), "--config", str(cfg), "--load", str(load),
+                 "--duration", f"{int((seconds + 0.5) * 1000)}ms",
+                 "--demand-for", f"{int(seconds * 1000)}ms"],
+                capture_output=True, text=True, timeout=seconds + 60)
+        finally:
+            arb.send_signal(signal.SIGTERM)
+            arb_out = arb.communicate(timeout=30)[0]
+    gen = _last_json(load_run.stdout)
+    st = _last_json(arb_out)
+    if load_run.returncode != 0 or gen is None or st is None:
+        raise UsageError(f"bench arbiter_service: the run failed: {load_run.stderr.strip()}")
+    return {
         "endpoints": endpoints,
-        "duration_s": duration,
-        "demand_window_s": demand_for,
-        "load": load,
         "timeslot_us": timeslot_us,
-        "lead_us": lead_ms * 1000,
-        "watchdog_us": watchdog_ms * 1000,
-        "takeover_us": takeover_ms * 1000,
-        "killed_primary_at_s": kill_primary_at,
-        "takeover_after_kill_us": (round((took_over[0]["t_ns"] - kill_ns) / 1000, 1)
-                                   if took_over and kill_ns else None),
-        "takeovers": len(took_over),
-        "missed_slots": sum(s.get("missed", 0) for s in eps),
-        "unused_grants": sum(s.get("unused", 0) for s in eps),
-        "queued_at_end": sum(s.get("queued", 0) for s in eps),
-        "fcp_resets": sum(s.get("fcp", {}).get("resets", 0) for s in eps),
-        "endpoint_timer_lateness_mean_us": (
-            round(sum(s["timer_lateness"]["mean_us"] for s in eps if s) / max(1, len(eps)), 1)),
-        "arbiters": arbs,
-        "exit_codes": codes,
-        "workdir": str(workdir),
-    })
-    if not json_out:
-        print(f"arbiter demo: {endpoints} endpoints, {duration:g} s "
-              f"(demand for {demand_for:g} s at load {load:g}), timeslot {timeslot_us} us, "
-              f"logs in {workdir}")
-        print(f"  demand {result['demand_slots']} slots, served {result['served_slots']}, "
-              f"received {result['received_slots']}, conflicts {result['conflicts']} "
-              f"(grant logs: {result['grant_conflicts']}), sent outside slot "
-              f"{result['sent_outside_slot']}")
-        print(f"  missed timeslots (re-requested) {result['missed_slots']}, unused grants "
-              f"{result['unused_grants']}, endpoint timer lateness mean "
-              f"{result['endpoint_timer_lateness_mean_us']} us")
-        for n, a in arbs.items():
-            if a:
-                print(f"  {n}: {a['role']} epoch {a['epoch']}, {a['granted_slots']} slots "
-                      f"granted, keeps up {a['keep_up_share']:.1%}, timer lateness "
-                      f"{a['timer_lateness']['mean_us']} us mean")
-            else:
-                print(f"  {n}: no summary (killed)")
-        if kill_ns is not None:
-            print(f"  primary killed at {kill_primary_at:g} s: takeover after "
-                  f"{result['takeover_after_kill_us']} us, failover gap "
-                  f"{result['failover_gap_us']} us")
-        if bad:
-            print(f"  processes that failed: {bad}", file=sys.stderr)
-    else:
-        print(json.dumps(result))
-    return 1 if bad else 0
+        "load": load,
+        "seconds": seconds,
+        "demand_slots_per_s": round(gen["demand_slots"] / seconds),
+        "allocated_slots_per_s": round(st["granted_slots"] / seconds),
+        "served_share": round(gen["granted_slots"] / max(1, gen["demand_slots"]), 4),
+        "keep_up_share": st["keep_up_share"],
+        "batches": st["batches"],
+        "batches_late": st["batches_late"],
+        "slots_skipped": st["slots_skipped"],
+        "alloc_lag_p99_us_le": st["alloc_lag"]["p99_us_le"],
+        "alloc_lag_max_us": st["alloc_lag"]["max_us"],
+        "fcp_datagrams_per_s": round((gen["fcp_sent"] + gen["fcp_received"]) / seconds),
+        "conflicts": gen["conflicts"],
+    }

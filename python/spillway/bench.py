@@ -70,6 +70,32 @@ def run_arbiter_bench(json_out: bool = False, quick: bool = False) -> int:
     return subprocess.run(cmd, cwd=root).returncode
 
 
+def run_arbiter_service_bench(json_out: bool = False, quick: bool = False) -> int:
+    """The arbiter as a UDP service under load (issue 29): one `spillway-arbiterd` and 64
+    FCP endpoints on loopback, at timeslots from the demo's 100 us down to where it stops
+    keeping up. A table, or with ``json_out`` a JSON list of rows."""
+    from spillway.arbiter import bench_service
+
+    cases = [(100, 0.5)] if quick else [(100, 0.5), (100, 0.9), (50, 0.5), (20, 0.5)]
+    rows = []
+    for slot_us, load in cases:
+        rows.append(bench_service(64, slot_us, load, 2.0 if quick else 4.0))
+        if not json_out:
+            r = rows[-1]
+            if len(rows) == 1:
+                print(f"{'endpoints':>9} {'slot us':>7} {'load':>5} {'demand/s':>10} "
+                      f"{'alloc/s':>10} {'served':>7} {'keep-up':>8} {'lag p99 us':>10} "
+                      f"{'FCP dgrams/s':>12} {'conflicts':>9}")
+            print(f"{r['endpoints']:>9} {r['timeslot_us']:>7} {r['load']:>5} "
+                  f"{r['demand_slots_per_s']:>10,} {r['allocated_slots_per_s']:>10,} "
+                  f"{r['served_share']:>7.2%} {r['keep_up_share']:>8.2%} "
+                  f"{r['alloc_lag_p99_us_le']:>10} {r['fcp_datagrams_per_s']:>12,} "
+                  f"{r['conflicts']:>9}", flush=True)
+    if json_out:
+        print(json.dumps(rows, indent=2))
+    return 0
+
+
 def run_pfabric_queue_bench(json_out: bool = False, quick: bool = False) -> int:
     """The pFabric queue micro-benchmark (issue 27): wall time per op (an arrival at a full
     buffer, which evicts or is the victim; a dequeue; an arrival into the room) at queues of

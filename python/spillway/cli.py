@@ -8,10 +8,12 @@ interface users and tests depend on: change them deliberately.
     spillway reproduce NAME [--quick] [--figure ID ...] [--seeds-from K] --out DIR
     spillway bench [--json] [--repeat N] [NAME ...]
     spillway bench arbiter [--json] [--quick]
+    spillway bench arbiter_service [--json] [--quick]
     spillway bench pfabric_queue [--json] [--quick]
     spillway reference [--out FILE | --outputs docs/outputs.md]
     spillway arbiter serve CONFIG [--rank R] [--duration T] [--grant-log FILE] [--busy-poll]
     spillway arbiter demo --endpoints N --duration T [--kill-primary-at T] [--json]
+                          [--pause-primary-at T] [--drop P] [--dup P] [--corrupt P] [--flood N]
 
 Exit status: 0 on success, 2 for a scenario or usage error (a one-line message that names
 the key or the option), 1 when a sweep has failed points, 130 when interrupted (Ctrl-C).
@@ -164,19 +166,30 @@ def cmd_arbiter(args: argparse.Namespace) -> int:
     if args.arbiter_command == "serve":
         return arbiter.serve(args.config, args.rank, args.duration, args.grant_log,
                              args.busy_poll)
-    return arbiter.demo(args.endpoints, args.duration, args.kill_primary_at, args.json,
-                        load=args.load, timeslot_us=args.timeslot_us, seed=args.seed,
-                        keep=args.keep)
+    from spillway.arbiter_demo import DemoOptions, demo
+
+    return demo(DemoOptions(
+        endpoints=args.endpoints, duration=args.duration, kill_primary_at=args.kill_primary_at,
+        pause_primary_at=args.pause_primary_at, pause_for=args.pause_for, drop=args.drop,
+        dup=args.dup, corrupt=args.corrupt, flood=args.flood, load=args.load,
+        timeslot_us=args.timeslot_us, seed=args.seed, keep=args.keep), args.json)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from spillway.bench import run_arbiter_bench, run_benchmarks, run_pfabric_queue_bench
+    from spillway.bench import (
+        run_arbiter_bench,
+        run_arbiter_service_bench,
+        run_benchmarks,
+        run_pfabric_queue_bench,
+    )
 
     if args.names == ["arbiter"]:
         return run_arbiter_bench(json_out=args.json, quick=args.quick)
+    if args.names == ["arbiter_service"]:
+        return run_arbiter_service_bench(json_out=args.json, quick=args.quick)
     if args.names == ["pfabric_queue"]:
         return run_pfabric_queue_bench(json_out=args.json, quick=args.quick)
-    for special in ("arbiter", "pfabric_queue"):
+    for special in ("arbiter", "arbiter_service", "pfabric_queue"):
         if special in args.names:
             raise UsageError(f"bench: run `spillway bench {special}` on its own "
                              "(it prints its own table, the engine benchmarks a list)")
@@ -272,11 +285,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("names", nargs="*",
                    help="engine benchmarks to run (default: all), or `arbiter` for the "
                         "Fastpass arbiter's allocation and path-selection benchmark, or "
-                        "`pfabric_queue` for the pFabric queue's cost against its length")
+                        "`arbiter_service` for the arbiter as a UDP service loaded by 64 "
+                        "endpoints, or `pfabric_queue` for the pFabric queue's cost against "
+                        "its length")
     b.add_argument("--json", action="store_true",
                    help="print JSON (engine: a list; arbiter: one object)")
     b.add_argument("--quick", action="store_true",
-                   help="arbiter, pfabric_queue: a shorter run")
+                   help="arbiter, arbiter_service, pfabric_queue: a shorter run")
     b.add_argument("--repeat", type=_positive, default=1, metavar="N",
                    help="engine: run each benchmark N times and report the median run, "
                         "with the range")
@@ -299,6 +314,22 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seconds; demand stops before the end, to drain")
     dm.add_argument("--kill-primary-at", type=float, metavar="T",
                     help="SIGKILL the primary arbiter T seconds in")
+    dm.add_argument("--pause-primary-at", type=float, metavar="T",
+                    help="SIGSTOP the primary T seconds in and SIGCONT it --pause-for later "
+                         "(cut off, then back: split brain)")
+    dm.add_argument("--pause-for", type=float, default=0.1, metavar="D",
+                    help="seconds the primary stays stopped (default 0.1)")
+    dm.add_argument("--drop", type=float, default=0.0, metavar="P",
+                    help="put spillway-fcp-proxy between endpoints and arbiters, dropping "
+                         "each FCP datagram with probability P (both ways)")
+    dm.add_argument("--dup", type=float, default=0.0, metavar="P",
+                    help="... duplicating each with probability P")
+    dm.add_argument("--corrupt", type=float, default=0.0, metavar="P",
+                    help="... corrupting each with probability P (bit flips, cuts, random "
+                         "bytes, wrong nonces)")
+    dm.add_argument("--flood", type=int, default=0, metavar="N",
+                    help="... and sending N junk datagrams/s to the arbiters from an "
+                         "unregistered address")
     dm.add_argument("--json", action="store_true",
                     help="print the summary as one JSON object (the last line)")
     dm.add_argument("--load", type=float, default=0.3,

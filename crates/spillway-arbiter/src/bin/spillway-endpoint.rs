@@ -1,9 +1,8 @@
 //! `spillway-endpoint`: a Fastpass endpoint over UDP (issue 29). See `--help` and
 //! docs/arbiter.md § "The arbiter service".
 
-use spillway_arbiter::service::args::{self, UsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
+use spillway_arbiter::service::args::{self, usage, Outcome, UsageError, EXIT_FAILURE, EXIT_OK};
 use spillway_arbiter::service::clock::{self, Clock};
-use spillway_arbiter::service::config::ServiceConfig;
 use spillway_arbiter::service::endpoint::{EndpointService, Poisson};
 use spillway_arbiter::service::log::{self, EventLog};
 use spillway_arbiter::service::runtime::{self, RunOpts};
@@ -34,23 +33,11 @@ Exit codes: 0 clean exit, 1 runtime failure (e.g. address in use), 2 usage or co
 ";
 
 fn main() {
-    std::process::exit(match real_main() {
-        Ok(code) => code,
-        Err((code, e)) => {
-            eprintln!("spillway-endpoint: {e}");
-            code
-        }
-    })
+    args::exit("spillway-endpoint", real_main())
 }
 
-fn usage(e: UsageError) -> (i32, String) {
-    (EXIT_USAGE, e.0)
-}
-
-fn real_main() -> Result<i32, (i32, String)> {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let a = args::parse(
-        &argv,
+fn real_main() -> Outcome {
+    let a = args::from_env(
         &[
             "config",
             "id",
@@ -61,14 +48,12 @@ fn real_main() -> Result<i32, (i32, String)> {
             "events",
         ],
         &[],
-    )
-    .map_err(usage)?;
+    )?;
     if a.help {
         print!("{HELP}");
         return Ok(EXIT_OK);
     }
-    let path = a.required("config").map_err(usage)?;
-    let cfg = ServiceConfig::load(path).map_err(|e| (EXIT_USAGE, format!("{path}: {e}")))?;
+    let cfg = a.config("config")?;
     let n = cfg.endpoints.len() as u32;
     let id = a
         .num::<u32>("id", 0, n - 1)

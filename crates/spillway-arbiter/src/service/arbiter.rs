@@ -18,6 +18,10 @@ use crate::pathsel::TwoTier;
 use crate::{Arbiter, Batch, Flow, Mode, Policy};
 use std::net::{SocketAddr, UdpSocket};
 
+/// Status queries answered per second at most: a flood of them (any loopback process
+/// may ask) must not turn the arbiter into a JSON formatter.
+pub const STATUS_PER_S: u32 = 200;
+
 /// A grant's path when there is no choice (same rack, or a star).
 pub const ANY_PATH: u16 = u16::MAX;
 
@@ -40,6 +44,11 @@ pub struct ArbiterStats {
     pub datagrams: u64,
     /// Takeovers held back for a watchdog period because this process had stalled.
     pub takeovers_held: u64,
+    /// Allocations held back for a watchdog period because this primary had stalled
+    /// for long enough that another arbiter may have taken over (split brain).
+    pub primary_holds: u64,
+    /// Status queries not answered: over [`STATUS_PER_S`] in a second.
+    pub status_limited: u64,
     /// When it last took over, and the first timeslot it allocated after.
     pub took_over_at: Option<u64>,
     pub first_after_takeover: Option<u64>,
@@ -64,8 +73,10 @@ pub struct ArbiterService {
     /// How late each batch was allocated (after `first x timeslot - lead`).
     pub alloc_lag: Lateness,
     stop: bool,
-    /// A takeover held back until this time (see `on_timer`).
+    /// Timers held back until this time after a stall (see `on_timer`); 0: none.
     grace_until: u64,
+    /// The current second (ps / 1e12) and the status queries answered in it.
+    status_window: (u64, u32),
     pub stats: ArbiterStats,
 }
 
@@ -112,6 +123,7 @@ impl ArbiterService {
             alloc_lag: Lateness::default(),
             stop: false,
             grace_until: 0,
+            status_window: (0, 0),
             stats: ArbiterStats::default(),
             cfg,
         };
@@ -272,7 +284,7 @@ impl ArbiterService {
                 "\"keep_up_share\": {:.4}, \"slots_skipped\": {}, \"path_errors\": {}, \"datagrams\": {}, ",
                 "\"unknown_source\": {}, \"malformed\": {}, \"bad_checksums\": {}, \"fcp_malformed\": {}, ",
                 "\"reports\": {}, \"refused\": {}, \"resets\": {}, \"watchdogs_sent\": {}, \"dropped_secondary\": {}, ",
-                "\"send_errors\": {}, \"takeovers_held\": {}, \"status_queries\": {}, \"took_over_at_ps\": {}, \"first_after_takeover\": {}, ",
+                "\"send_errors\": {}, \"takeovers_held\": {}, \"primary_holds\": {}, \"status_queries\": {}, \"status_limited\": {}, \"took_over_at_ps\": {}, \"first_after_takeover\": {}, ",
                 "\"timeslot_ps\": {}, \"origin_unix_ns\": {}, \"timer_lateness\": {}, \"alloc_lag\": {}}}"
             ),
             self.rank,
@@ -299,7 +311,9 @@ impl ArbiterService {
             c.dropped_secondary,
             s.send_errors,
             s.takeovers_held,
+            s.primary_holds,
             s.status_queries,
+            s.status_limited,
             s.took_over_at.map_or("null".into(), |t| t.to_string()),
             s.first_after_takeover.map_or("null".into(), |t| t.to_string()),
             self.cfg.timeslot,
@@ -334,6 +348,15 @@ impl Service for ArbiterService {
         self.stats.datagrams += 1;
         if bytes.first() != Some(&wire::VERSION) {
             if control_allowed(&from) && bytes == STATUS_QUERY {
+                let sec = now / 1_000_000_000_000;
+                if self.status_window.0 != sec {
+                    self.status_window = (sec, 0);
+                }
+                if self.status_window.1 >= STATUS_PER_S {
+                    self.stats.status_limited += 1;
+                    return;
+                }
+                self.status_window.1 += 1;
                 self.stats.status_queries += 1;
                 let _ = sock.send_to(self.status_json(now).as_bytes(), from);
             } else if control_allowed(&from) && bytes == STOP_QUERY {
@@ -354,16 +377,42 @@ impl Service for ArbiterService {
     }
 
     fn on_timer(&mut self, now: u64, sock: &UdpSocket) {
+        // After a stall, timers are held for one watchdog period while the receive
+        // thread reads what queued up meanwhile; then they run, unchecked once.
+        let held = self.grace_until != 0;
+        if held {
+            if now < self.grace_until {
+                return;
+            }
+            self.grace_until = 0;
+        }
         // How late this call is past the deadline that caused it: a stall of this process.
-        let stalled = now.saturating_sub(self.next_deadline()) > self.cfg.watchdog;
-        if self.role() == Role::Secondary && self.comm.poll_timeout() <= now && stalled {
+        let stalled = now.saturating_sub(self.next_deadline());
+        if !held
+            && self.role() == Role::Secondary
+            && self.comm.poll_timeout() <= now
+            && stalled > self.cfg.watchdog
+        {
             // This process was not running for longer than a watchdog period (a loaded
             // machine): the silence may be ours, with the primary's watchdogs queued
-            // unread in the socket. Let the receive thread read them for one watchdog
-            // period before taking over (found by the demo: spurious takeovers after
-            // stalls). It delays a real takeover by at most T_w, and only after a stall.
+            // unread in the socket. Let the receive thread read them before taking over
+            // (found by the demo: spurious takeovers after stalls). It delays a real
+            // takeover by at most T_w, and only after a stall.
             self.grace_until = now + self.cfg.watchdog;
             self.stats.takeovers_held += 1;
+            return;
+        }
+        if !held && self.role() == Role::Primary && stalled > self.cfg.takeover / 2 {
+            // A primary that was away for a good part of T_d (stopped, cut off, swapped
+            // out) may have been replaced: a secondary that heard nothing took over with
+            // a higher epoch. Read the socket for a watchdog period before granting
+            // anything, so that it steps down on the new primary's watchdog instead of
+            // granting timeslots the new one grants too (§5.1's split brain). Endpoints
+            // would refuse the stale epoch's grants anyway; this keeps them off the wire.
+            // Two periods: a watchdog may have been lost while this process was away
+            // (its socket buffer full, e.g. of a flood's junk; found by the demo).
+            self.grace_until = now + 2 * self.cfg.watchdog;
+            self.stats.primary_holds += 1;
             return;
         }
         self.comm.handle_timeout(now, &mut self.arb);
@@ -390,10 +439,10 @@ impl Service for ArbiterService {
     }
 
     fn next_deadline(&self) -> u64 {
-        let mut t = self.comm.poll_timeout();
-        if self.grace_until > t {
-            t = self.grace_until;
+        if self.grace_until != 0 {
+            return self.grace_until;
         }
+        let t = self.comm.poll_timeout();
         if self.role() == Role::Primary {
             t.min((self.next_first * self.cfg.timeslot).saturating_sub(self.cfg.lead))
         } else {

@@ -24,6 +24,31 @@ pub const EXIT_FAILURE: i32 = 1;
 /// A usage or configuration error: nothing was started.
 pub const EXIT_USAGE: i32 = 2;
 
+/// A binary's outcome: its exit code, or an exit code and the one line to print.
+pub type Outcome = Result<i32, (i32, String)>;
+
+/// Exit with `outcome`'s code; a failure's line is printed as `name: line` on stderr.
+pub fn exit(name: &str, outcome: Outcome) -> ! {
+    std::process::exit(match outcome {
+        Ok(code) => code,
+        Err((code, e)) => {
+            eprintln!("{name}: {e}");
+            code
+        }
+    })
+}
+
+/// A usage error as a failure: exit code [`EXIT_USAGE`].
+pub fn usage(e: UsageError) -> (i32, String) {
+    (EXIT_USAGE, e.0)
+}
+
+/// This process's command line (without the program name), parsed as [`parse`] does.
+pub fn from_env(options: &[&str], flags: &[&str]) -> Result<Args, (i32, String)> {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    parse(&argv, options, flags).map_err(usage)
+}
+
 /// Parsed options: `--name value` pairs and `--flag`s.
 #[derive(Debug, Default)]
 pub struct Args {
@@ -97,6 +122,11 @@ impl Args {
             return Err(UsageError(format!("--{name} {v} is outside {lo}..={hi}")));
         }
         Ok(Some(v))
+    }
+    /// The fabric file named by `--name` (required), read and checked.
+    pub fn config(&self, name: &str) -> Result<super::config::ServiceConfig, (i32, String)> {
+        let path = self.required(name).map_err(usage)?;
+        super::config::ServiceConfig::load(path).map_err(|e| (EXIT_USAGE, format!("{path}: {e}")))
     }
     /// A duration with a unit (`"2s"`, `"500ms"`), in picoseconds.
     pub fn duration(&self, name: &str) -> Result<Option<u64>, UsageError> {

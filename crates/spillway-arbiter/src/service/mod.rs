@@ -8,6 +8,9 @@
 //!   selection, batches allocated `lead` ahead, watchdogs and takeover, status queries.
 //! - [`endpoint`]: `spillway-endpoint`: [`crate::fcp::Endpoint`], Poisson demand, one data
 //!   datagram per granted timeslot, send and receive logs.
+//! - [`faults`]: `spillway-fcp-proxy`: drops, duplicates and corrupts FCP between
+//!   endpoints and arbiters, and floods the arbiters from an unregistered source.
+//! - [`load`]: `spillway-fcp-load`: many endpoints in one process, to load an arbiter.
 //! - [`clock`], [`data`], [`log`], [`args`]: wall clock to picoseconds and SIGTERM, the
 //!   non-FCP datagrams, JSON-lines logs, command lines.
 
@@ -17,6 +20,8 @@ pub mod clock;
 pub mod config;
 pub mod data;
 pub mod endpoint;
+pub mod faults;
+pub mod load;
 pub mod log;
 pub mod runtime;
 pub mod toml;
