@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 
 import pytest
 from spillway import arbiter
@@ -177,3 +178,55 @@ def test_load_bench_serves_without_conflict() -> None:
     # may still be in flight).
     assert row["served_share"] > 0.95, row
     assert 0 < row["keep_up_share"] <= 1, row
+
+
+def test_python_handles_and_trace_demand(tmp_path) -> None:
+    # One arbiter and three endpoints through the Python handles; endpoints 0 and 1
+    # replay traces that both aim bursts at endpoint 2 at the same instants (its
+    # downlink is the bottleneck), endpoint 2 has no demand of its own.
+    cfg = tmp_path / "fabric.toml"
+    arbiter.write_config(cfg, 3, 100, time.time_ns(), 3.0, 2.0, 20.0, arbiters=1)
+    (tmp_path / "t0.txt").write_text("# time dst packets\n50ms 2 40\n80ms 1 10\n120ms 2 30\n")
+    (tmp_path / "t1.txt").write_text("50ms 2 40\n120ms 2 30\n121ms 0\n")
+    eps = [arbiter.Endpoint(cfg, 0, trace=tmp_path / "t0.txt",
+                            events=tmp_path / "endpoint0.events.jsonl"),
+           arbiter.Endpoint(cfg, 1, trace=tmp_path / "t1.txt",
+                            events=tmp_path / "endpoint1.events.jsonl"),
+           arbiter.Endpoint(cfg, 2, load=0.0, events=tmp_path / "endpoint2.events.jsonl")]
+    with arbiter.Arbiter(cfg, 0) as arb:
+        for e in eps:
+            e.start()
+        try:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                time.sleep(0.1)
+                st = [e.status() for e in eps]
+                if all(s is not None for s in st) and [s["demand"] for s in st] == [80, 71, 0] \
+                        and all(s["queued"] == 0 for s in st):
+                    break
+            status = arb.status()
+            time.sleep(0.05)
+            summaries = [e.stop() for e in eps]
+        finally:
+            for e in eps:
+                e.__exit__()
+        arb_summary = arb.stop()
+    assert status is not None and status["role"] == "primary", status
+    assert [s["demand"] for s in summaries] == [80, 71, 0], summaries
+    assert [s["sent"] for s in summaries] == [80, 71, 0], summaries
+    assert summaries[2]["received"] >= 0.99 * 140, summaries
+    assert arb_summary["granted_slots"] >= 151, arb_summary
+    r = arbiter.analyse(tmp_path, 3, 100_000_000, 0, None)
+    assert r["conflicts"] == 0 and r["sent_outside_slot"] == 0, r
+    assert r["demand_slots"] == r["served_slots"] == 151, r
+
+
+def test_trace_refusals_name_the_line(tmp_path) -> None:
+    bin_dir = arbiter.build()
+    cfg = tmp_path / "fabric.toml"
+    arbiter.write_config(cfg, 3, 100, time.time_ns(), 3.0, 2.0, 20.0, arbiters=1)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1ms 2\n0.5ms 1\n")
+    r = subprocess.run([str(bin_dir / "spillway-endpoint"), "--config", str(cfg), "--id", "0",
+                        "--trace", str(bad)], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 2 and "line 2" in r.stderr and "decrease" in r.stderr, r.stderr

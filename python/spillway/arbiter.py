@@ -69,6 +69,123 @@ def serve(config: str, rank: int, duration: str | None, grant_log: str | None,
         return p.wait()
 
 
+STATUS_QUERY = b"\xe5spillway-status"
+STOP_QUERY = b"\xe5spillway-stop"
+
+
+def ask(addrs: list[str], msg: bytes, wait: float = 0.3) -> list[dict[str, Any] | None]:
+    """Send ``msg`` (`STATUS_QUERY`, `STOP_QUERY`) to each ``"ip:port"``; their JSON
+    answers in order (None where none came within ``wait`` seconds)."""
+    out: list[dict[str, Any] | None] = [None] * len(addrs)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        where = {}
+        for i, a in enumerate(addrs):
+            host, port = a.rsplit(":", 1)
+            where[(host, int(port))] = i
+            s.sendto(msg, (host, int(port)))
+        end = time.monotonic() + wait
+        while any(o is None for o in out) and (left := end - time.monotonic()) > 0:
+            s.settimeout(left)
+            try:
+                data, frm = s.recvfrom(65536)
+            except OSError:
+                break
+            if frm in where:
+                try:
+                    out[where[frm]] = json.loads(data)
+                except json.JSONDecodeError:
+                    pass
+    return out
+
+
+class _Daemon:
+    """A running service process: its status, a clean stop, its summary."""
+
+    name = ""
+    addr = ""
+
+    def __init__(self, cmd: list[str]) -> None:
+        self.cmd = cmd
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> _Daemon:
+        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        return self
+
+    def status(self, wait: float = 0.5) -> dict[str, Any] | None:
+        """Its status answer (a JSON object), or None if it did not answer."""
+        return ask([self.addr], STATUS_QUERY, wait)[0]
+
+    def stop(self, timeout: float = 10.0) -> dict[str, Any]:
+        """Ask it to exit cleanly (a stop query; SIGTERM if that is not heard) and return
+        the summary it prints; `UsageError` if it failed."""
+        if self.proc is None:
+            raise UsageError(f"{self.name}: not started")
+        ask([self.addr], STOP_QUERY, wait=0)
+        try:
+            out, err = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGTERM)
+            out, err = self.proc.communicate(timeout=timeout)
+        summary = _last_json(out)
+        if self.proc.returncode != 0 or summary is None:
+            raise UsageError(f"{self.name} exited with {self.proc.returncode}: "
+                             f"{err.strip().splitlines()[-1:] or ''}")
+        return summary
+
+    def __enter__(self) -> _Daemon:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _addrs(config: str | Path, table: str) -> list[str]:
+    import tomllib
+
+    try:
+        return list(tomllib.loads(Path(config).read_text())[table]["addrs"])
+    except (OSError, KeyError, tomllib.TOMLDecodeError) as e:
+        raise UsageError(f"{config}: no {table}.addrs ({e})") from e
+
+
+class Arbiter(_Daemon):
+    """`spillway-arbiterd` of rank ``rank`` for the fabric file ``config``, as a handle:
+    ``with Arbiter(cfg, 0) as a: ... a.status() ...``."""
+
+    def __init__(self, config: str | Path, rank: int = 0,
+                 grant_log: str | Path | None = None) -> None:
+        cmd = [str(build() / "spillway-arbiterd"), "--config", str(config), "--rank", str(rank)]
+        if grant_log is not None:
+            cmd += ["--grant-log", str(grant_log)]
+        super().__init__(cmd)
+        self.name, self.addr = f"arbiter{rank}", _addrs(config, "arbiter")[rank]
+
+
+class Endpoint(_Daemon):
+    """`spillway-endpoint` ``id`` of the fabric file ``config``, as a handle: demand from
+    Poisson arrivals at ``load`` or from a ``trace`` file (docs/arbiter.md); ``status()``
+    while it runs, ``stop()`` for its summary (demand, sent, received, FCP counters)."""
+
+    def __init__(self, config: str | Path, id: int, load: float = 0.3, seed: int = 1,
+                 trace: str | Path | None = None, events: str | Path | None = None,
+                 demand_for: float | None = None) -> None:
+        cmd = [str(build() / "spillway-endpoint"), "--config", str(config), "--id", str(id),
+               "--load", str(load), "--seed", str(seed)]
+        if trace is not None:
+            cmd += ["--trace", str(trace)]
+        if events is not None:
+            cmd += ["--events", str(events)]
+        if demand_for is not None:
+            cmd += ["--demand-for", f"{int(demand_for * 1e6)}us"]
+        super().__init__(cmd)
+        self.name, self.addr = f"endpoint{id}", _addrs(config, "endpoints")[id]
+
+
 def _free_ports(n: int) -> list[int]:
     """n distinct free UDP ports on 127.0.0.1 (held together while chosen, so distinct;
     freed before the daemons bind them, a race other programs rarely win)."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,11 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spillway.arbiter import _last_json, _read_jsonl, analyse, build, write_config
+from spillway.arbiter import (
+    STATUS_QUERY,
+    STOP_QUERY,
+    _last_json,
+    _read_jsonl,
+    analyse,
+    ask,
+    build,
+    write_config,
+)
 from spillway.errors import UsageError
-
-STATUS_QUERY = b"\xe5spillway-status"
-STOP_QUERY = b"\xe5spillway-stop"
 
 
 @dataclass(frozen=True)
@@ -88,31 +93,6 @@ def _rss_kb(pid: int) -> int | None:
     except (OSError, ValueError, IndexError):
         pass
     return None
-
-
-def _ask(addrs: list[str], msg: bytes, wait: float = 0.3) -> list[dict[str, Any] | None]:
-    """Send ``msg`` to each address; their JSON answers (None where none came)."""
-    out: list[dict[str, Any] | None] = [None] * len(addrs)
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        where = {}
-        for i, a in enumerate(addrs):
-            host, port = a.rsplit(":", 1)
-            where[(host, int(port))] = i
-            s.sendto(msg, (host, int(port)))
-        end = time.monotonic() + wait
-        while any(o is None for o in out) and (left := end - time.monotonic()) > 0:
-            s.settimeout(left)
-            try:
-                data, frm = s.recvfrom(65536)
-            except OSError:
-                break
-            if frm in where:
-                try:
-                    out[where[frm]] = json.loads(data)
-                except json.JSONDecodeError:
-                    pass
-    return out
 
 
 def demo(o: DemoOptions, json_out: bool) -> int:
@@ -183,13 +163,13 @@ def demo(o: DemoOptions, json_out: bool) -> int:
             time.sleep(max(0.0, min(0.1, nxt - now)))
         # The drain: until every endpoint's queue is empty, or the cap.
         while time.monotonic() - t0 < cap:
-            answers = _ask(addrs["endpoints"], STATUS_QUERY)
+            answers = ask(addrs["endpoints"], STATUS_QUERY)
             if all(a is not None and a.get("queued") == 0 for a in answers):
                 drained_after = round(time.monotonic() - t0, 3)
                 break
             time.sleep(0.1)
         time.sleep(0.05)  # what is on the wire lands
-        _ask(addrs["endpoints"], STOP_QUERY, wait=0)
+        ask(addrs["endpoints"], STOP_QUERY, wait=0)
         for e in range(o.endpoints):
             name = f"endpoint{e}"
             try:

@@ -8,7 +8,8 @@ use spillway_arbiter::fcp::wire::{self, Body, Demand, Msg};
 use spillway_arbiter::service::arbiter::ArbiterService;
 use spillway_arbiter::service::clock::Clock;
 use spillway_arbiter::service::config::ServiceConfig;
-use spillway_arbiter::service::endpoint::{EndpointService, Poisson};
+use spillway_arbiter::service::demand::{self, Poisson};
+use spillway_arbiter::service::endpoint::EndpointService;
 use spillway_arbiter::service::faults::{corrupt, flood_datagram, Rng};
 use spillway_arbiter::service::log::EventLog;
 use spillway_arbiter::service::runtime::Service;
@@ -109,7 +110,7 @@ fn endpoint_counts_and_survives_junk() {
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     let (cfg, eps) = config(&sock);
     let arbiter = cfg.arbiters[0];
-    let gen = Poisson::new(1, 0, 4, 0.5, SLOT, 0, 1_000 * SLOT);
+    let gen = demand::Demand::Poisson(Poisson::new(1, 0, 4, 0.5, SLOT, 0, 1_000 * SLOT));
     let mut ep = EndpointService::new(cfg, 0, gen, EventLog::open(None).unwrap());
     let stranger: SocketAddr = "127.0.0.1:2".parse().unwrap();
     let mut rng = Rng::new(5);

@@ -1,9 +1,12 @@
 //! `spillway-endpoint`: a Fastpass endpoint over UDP (issue 29). See `--help` and
 //! docs/arbiter.md § "The arbiter service".
 
-use spillway_arbiter::service::args::{self, usage, Outcome, UsageError, EXIT_FAILURE, EXIT_OK};
+use spillway_arbiter::service::args::{
+    self, usage, Outcome, UsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE,
+};
 use spillway_arbiter::service::clock::{self, Clock};
-use spillway_arbiter::service::endpoint::{EndpointService, Poisson};
+use spillway_arbiter::service::demand::{Demand, Poisson, Trace};
+use spillway_arbiter::service::endpoint::EndpointService;
 use spillway_arbiter::service::log::{self, EventLog};
 use spillway_arbiter::service::runtime::{self, RunOpts};
 use std::net::UdpSocket;
@@ -14,7 +17,7 @@ and sends one data datagram to its peer in each granted timeslot
 
 usage:
   spillway-endpoint --config FABRIC.toml --id E [--load L] [--seed S] [--duration T]
-                    [--demand-for T] [--events FILE]
+                    [--demand-for T] [--trace FILE] [--events FILE]
 
 options:
   --config FILE     the fabric file (as the arbiters'); this endpoint listens on endpoints.addrs[E]
@@ -24,6 +27,9 @@ options:
   --seed S          the demand's seed (default 1; each endpoint draws its own stream)
   --duration T      exit after T (default: until SIGTERM/SIGINT or a stop query)
   --demand-for T    create demand only during the first T (default: all of --duration)
+  --trace FILE      demand from a trace instead of Poisson: lines `TIME DST [PACKETS]`, TIME
+                    after this endpoint starts (e.g. 250us), PACKETS one-timeslot packets
+                    (default 1) to endpoint DST; `#` comments; times must not decrease
   --events FILE     JSON lines: every demand, send and receive with its timeslot and peer
   -h, --help        this text
 
@@ -46,6 +52,7 @@ fn real_main() -> Outcome {
             "duration",
             "demand-for",
             "events",
+            "trace",
         ],
         &[],
     )?;
@@ -69,6 +76,12 @@ fn real_main() -> Outcome {
         .unwrap_or(1);
     let duration = a.duration("duration").map_err(usage)?;
     let demand_for = a.duration("demand-for").map_err(usage)?;
+    let trace = match a.str("trace") {
+        None => None,
+        Some(p) => Some(
+            std::fs::read_to_string(p).map_err(|e| (EXIT_USAGE, format!("--trace {p}: {e}")))?,
+        ),
+    };
     let events =
         EventLog::open(a.str("events")).map_err(|e| (EXIT_FAILURE, format!("--events: {e}")))?;
     let clock = Clock {
@@ -84,7 +97,20 @@ fn real_main() -> Outcome {
         (None, Some(u)) => u,
         (None, None) => u64::MAX,
     };
-    let gen = Poisson::new(seed, id, n, load, cfg.timeslot, now, demand_until);
+    let gen = match &trace {
+        None => Demand::Poisson(Poisson::new(
+            seed,
+            id,
+            n,
+            load,
+            cfg.timeslot,
+            now,
+            demand_until,
+        )),
+        Some(text) => Demand::Trace(
+            Trace::parse(text, id, n, now).map_err(|e| (EXIT_USAGE, format!("--trace: {e}")))?,
+        ),
+    };
     log::event(
         &format!("endpoint{id}"),
         "start",

@@ -1,4 +1,4 @@
-//! `spillway-endpoint`'s state machine: the FCP [`Endpoint`] (§5.3), a demand generator,
+//! `spillway-endpoint`'s state machine: the FCP [`Endpoint`] (§5.3), its demand ([`Demand`]),
 //! and a sender that puts one data datagram on the wire in each granted timeslot (§6.1:
 //! the qdisc holds packets until their timeslot). Every send and every receive is
 //! logged as `(timeslot, peer)` so that conflicts can be checked from both sides.
@@ -11,6 +11,7 @@
 use super::clock::Lateness;
 use super::config::ServiceConfig;
 use super::data::{Data, STATUS_QUERY, STOP_QUERY};
+use super::demand::Demand;
 use super::log::{self, EventLog};
 use super::runtime::{control_allowed, Service};
 use crate::fcp::wire::MAX_MSG_LEN;
@@ -18,76 +19,6 @@ use crate::fcp::{Endpoint, Input};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::net::{SocketAddr, UdpSocket};
-
-/// Poisson arrivals of one-timeslot packets at `load` of the endpoint's link, to
-/// destinations drawn uniformly among the other endpoints; deterministic from the seed.
-#[derive(Clone, Debug)]
-pub struct Poisson {
-    rng: u64,
-    /// Mean gap between arrivals, ps.
-    mean_gap: f64,
-    pub next_at: u64,
-    /// No arrivals at or after this time (the demand window).
-    pub until: u64,
-    id: u32,
-    n: u32,
-}
-
-impl Poisson {
-    pub fn new(
-        seed: u64,
-        id: u32,
-        n: u32,
-        load: f64,
-        timeslot: u64,
-        start: u64,
-        until: u64,
-    ) -> Self {
-        let mut p = Poisson {
-            rng: crate::fcp::splitmix(seed ^ ((id as u64) << 32) ^ 0x5eed),
-            mean_gap: timeslot as f64 / load.max(1e-9),
-            next_at: start,
-            until,
-            id,
-            n,
-        };
-        p.next_at = start + p.gap();
-        p
-    }
-
-    fn uniform(&mut self) -> f64 {
-        // xorshift64*: enough for a demand generator.
-        self.rng ^= self.rng >> 12;
-        self.rng ^= self.rng << 25;
-        self.rng ^= self.rng >> 27;
-        let x = self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d);
-        ((x >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
-    fn gap(&mut self) -> u64 {
-        (-self.uniform().ln() * self.mean_gap) as u64
-    }
-
-    /// The next arrival at or before `now`: its destination (and advance), if any.
-    pub fn poll(&mut self, now: u64) -> Option<(u64, u32)> {
-        if self.next_at > now || self.next_at >= self.until || self.n < 2 {
-            return None;
-        }
-        let at = self.next_at;
-        let k = ((self.uniform() * (self.n - 1) as f64) as u32).min(self.n - 2);
-        let dst = if k >= self.id { k + 1 } else { k };
-        self.next_at = at + self.gap().max(1);
-        Some((at, dst))
-    }
-
-    pub fn deadline(&self) -> u64 {
-        if self.next_at < self.until && self.n >= 2 {
-            self.next_at
-        } else {
-            u64::MAX
-        }
-    }
-}
 
 #[derive(Clone, Debug, Default)]
 pub struct EndpointCounters {
@@ -107,7 +38,7 @@ pub struct EndpointService {
     cfg: ServiceConfig,
     id: u32,
     ep: Endpoint,
-    gen: Poisson,
+    gen: Demand,
     /// Packets waiting per destination.
     queue: Vec<u64>,
     /// Granted timeslots not yet used: (timeslot, dst, epoch of the grant).
@@ -122,7 +53,7 @@ pub struct EndpointService {
 }
 
 impl EndpointService {
-    pub fn new(cfg: ServiceConfig, id: u32, gen: Poisson, events: EventLog) -> Self {
+    pub fn new(cfg: ServiceConfig, id: u32, gen: Demand, events: EventLog) -> Self {
         let n = cfg.endpoints.len();
         EndpointService {
             ep: Endpoint::new(cfg.endpoint(id)),
@@ -317,60 +248,5 @@ impl Service for EndpointService {
 
     fn stopping(&self) -> bool {
         self.stop
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn poisson_rate_and_destinations() {
-        let slot = 100_000_000;
-        let mut p = Poisson::new(7, 2, 5, 0.5, slot, 0, 10_000 * slot);
-        let mut n = 0;
-        let mut per = [0u32; 5];
-        let mut last = 0;
-        while let Some((at, dst)) = p.poll(u64::MAX) {
-            assert!(at >= last && at < 10_000 * slot);
-            last = at;
-            n += 1;
-            per[dst as usize] += 1;
-        }
-        // 5000 expected; Poisson sd ~71.
-        assert!((4700..5300).contains(&n), "{n}");
-        assert_eq!(per[2], 0, "never to itself");
-        for (d, &c) in per.iter().enumerate() {
-            if d != 2 {
-                assert!((1000..1500).contains(&c), "{d}: {c}");
-            }
-        }
-        // Same seed, same arrivals; another endpoint, others.
-        let a: Vec<_> = std::iter::from_fn({
-            let mut p = Poisson::new(7, 2, 5, 0.5, slot, 0, 100 * slot);
-            move || p.poll(u64::MAX)
-        })
-        .collect();
-        let b: Vec<_> = std::iter::from_fn({
-            let mut p = Poisson::new(7, 2, 5, 0.5, slot, 0, 100 * slot);
-            move || p.poll(u64::MAX)
-        })
-        .collect();
-        let c: Vec<_> = std::iter::from_fn({
-            let mut p = Poisson::new(7, 3, 5, 0.5, slot, 0, 100 * slot);
-            move || p.poll(u64::MAX)
-        })
-        .collect();
-        assert_eq!(a, b);
-        assert_ne!(a, c);
-    }
-
-    #[test]
-    fn nothing_before_its_time_or_after_the_window() {
-        let slot = 1_000;
-        let mut p = Poisson::new(1, 0, 2, 1.0, slot, 1_000_000, 2_000_000);
-        assert_eq!(p.poll(999_999), None);
-        while p.poll(u64::MAX).is_some() {}
-        assert_eq!(p.deadline(), u64::MAX);
     }
 }

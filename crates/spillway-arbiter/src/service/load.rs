@@ -11,7 +11,7 @@
 //! Every grant is checked as it arrives: no sender and no receiver twice in a timeslot.
 
 use super::config::ServiceConfig;
-use super::endpoint::Poisson;
+use super::demand::Poisson;
 use crate::fcp::wire::MAX_MSG_LEN;
 use crate::fcp::{Endpoint, Input};
 use std::collections::{HashMap, HashSet};

@@ -11,6 +11,7 @@
 //! - [`faults`]: `spillway-fcp-proxy`: drops, duplicates and corrupts FCP between
 //!   endpoints and arbiters, and floods the arbiters from an unregistered source.
 //! - [`load`]: `spillway-fcp-load`: many endpoints in one process, to load an arbiter.
+//! - [`demand`]: an endpoint's packets: Poisson arrivals or a trace.
 //! - [`clock`], [`data`], [`log`], [`args`]: wall clock to picoseconds and SIGTERM, the
 //!   non-FCP datagrams, JSON-lines logs, command lines.
 
@@ -19,6 +20,7 @@ pub mod args;
 pub mod clock;
 pub mod config;
 pub mod data;
+pub mod demand;
 pub mod endpoint;
 pub mod faults;
 pub mod load;
