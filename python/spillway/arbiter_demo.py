@@ -207,7 +207,10 @@ def demo(o: DemoOptions, json_out: bool) -> int:
     arbs = {n: summaries.get(n) for n in ("arbiter0", "arbiter1")}
     log1 = _read_jsonl(workdir / "arbiter1.log")
     log0 = _read_jsonl(workdir / "arbiter0.log")
-    took_over = [r for r in log1 if r.get("ev") == "took_over"]
+    # Takeovers by either: under heavy load a stalled primary is (rightly) replaced, and
+    # a primary that stood down may later take over again from a stalled one.
+    took_over = sorted((r for r in log1 + log0 if r.get("ev") == "took_over"),
+                       key=lambda r: r["t_ns"])
     event_ns = kill_ns or happened.get("pause")
     result.update({
         "endpoints": o.endpoints,
