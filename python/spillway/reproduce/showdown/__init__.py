@@ -78,11 +78,13 @@ def report(out: str | Path, quick: bool = False, workers: int | None = None,
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
+    ran = cached = 0
     for f in mode.fabrics:
         for fam, sw in sweeps(FABRICS[f], mode, mode.schemes).items():
             s = build_sweep(sw)
             print(f"[{f}/{fam}] {len(s.points)} runs", file=sys.stderr, flush=True)
-            run_sweep(s, out / "data" / f / fam, workers=workers, backend=backend,
-                      scheduler=scheduler, quiet=True, progress=sys.stderr.isatty())
+            r = run_sweep(s, out / "data" / f / fam, workers=workers, backend=backend,
+                          scheduler=scheduler, quiet=True, progress=sys.stderr.isatty())
+            ran, cached = ran + r.ran, cached + r.skipped
     sim_s = time.perf_counter() - t0
-    return write_report(out, mode, quick, sim_s, t0)
+    return write_report(out, mode, quick, sim_s, t0, (ran, cached))

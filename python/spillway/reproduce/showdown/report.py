@@ -71,7 +71,7 @@ def expected_cells(mode: Mode) -> pd.DataFrame:
         for w in mode.workloads:
             xs: list[tuple[float, float]]
             if w in POISSON:
-                xs = [(x, np.nan) for x in mode.loads]
+                xs = [(x, np.nan) for x in mode.loads_for(FABRICS[f])]
             elif w == "incast":
                 xs = [(np.nan, float(n)) for n in mode.fanins]
             else:
@@ -256,7 +256,8 @@ def quick_leaves_out() -> str:
     q, f = QUICK, FULL
     return (f"Quick mode runs {len(q.fabrics)} fabrics ({', '.join(q.fabrics)}; full adds "
             f"{', '.join(x for x in f.fabrics if x not in q.fabrics)}), loads "
-            f"{', '.join(map(str, q.loads))} (full: {', '.join(map(str, f.loads))}), "
+            f"{', '.join(map(str, q.loads))} (full: {', '.join(map(str, f.loads))}; "
+            f"{', '.join(map(str, f.big_loads))} on fat-tree-1024), "
             f"{q.flows['websearch']:,} web-search and {q.flows['datamining']:,} data-mining "
             f"flows a run (full: {f.flows['websearch']:,} and {f.flows['datamining']:,}), "
             f"fan-ins {', '.join(map(str, q.fanins))} (full: {', '.join(map(str, f.fanins))}), "
@@ -266,8 +267,10 @@ def quick_leaves_out() -> str:
             "sample and p99 to the few largest: rankings between close schemes can swap.")
 
 
-def write_report(out: Path, mode: Mode, quick: bool, sim_s: float, t0: float) -> Path:
-    """Analyses the sweeps under ``out/data`` and writes ``out/report.md``."""
+def write_report(out: Path, mode: Mode, quick: bool, sim_s: float, t0: float,
+                 runs: tuple[int, int] = (0, 0)) -> Path:
+    """Analyses the sweeps under ``out/data`` and writes ``out/report.md``; ``runs``: how
+    many runs this invocation simulated and how many it found done already."""
     print("[report] tables, figures, verdicts", file=sys.stderr, flush=True)
     cells = complete(collect(out / "data", list(mode.fabrics), list(FAMILIES)), mode)
     det = [c for c in cells.columns if c not in COST]
@@ -308,8 +311,11 @@ def write_report(out: Path, mode: Mode, quick: bool, sim_s: float, t0: float) ->
     parts.append("## Figures\n")
     parts += figs
     total = time.perf_counter() - t0
-    parts.append("## Simulation cost\n\n" + markdown_table(_cost(cells)) + f"\n\nSimulations "
-                 f"{sim_s:.0f} s, the whole showdown {total:.0f} s of wall time on "
+    parts.append("## Simulation cost\n\n" + markdown_table(_cost(cells)) + f"\n\n`wall_s` "
+                 "sums each run's own time. This invocation simulated "
+                 f"{runs[0]} runs ({runs[1]} were done already, from an earlier invocation "
+                 f"into the same directory) in {sim_s:.0f} s; with the report, {total:.0f} s of "
+                 f"wall time on "
                  f"{_cores()} (`--workers` sets the parallel runs; `spillway compare --backend "
                  "dask --scheduler ADDR` runs them on a cluster).\n")
     report = out / "report.md"
