@@ -205,7 +205,7 @@ def _slowdown_figs(out: Path, mode: Mode) -> list[str]:
             with Results(d) as res:
                 frames.append(res.sql(
                     f"SELECT '{f}' AS fabric, scheme, size_bytes, slowdown FROM flows "
-                    f"WHERE cdf = '{w}' AND load = {load}"))
+                    f"WHERE cdf = '{w}' AND load = {load} ORDER BY scheme, flow_id"))
         if not frames:
             continue
         flows = pd.concat(frames, ignore_index=True)
