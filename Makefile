@@ -59,7 +59,7 @@ $(EXT): $(STAMP) $(RUST_SRC) $(TRAIN_RUNS)
 build: $(EXT)
 
 demo: $(EXT)
-	$(VENV)/bin/spillway reproduce incast --quick --out out/demo
+	$(VENV)/bin/spillway reproduce showdown --quick --out out/demo
 	@echo
 	@echo "Report: out/demo/report.md (figures and data beside it)."
 

@@ -24,8 +24,11 @@ senders = 4
 
 EXPECTED = [
     "TCP", "CUBIC", "DCTCP", "pFabric", "TCP+SQ", "FL-FH", "FL-PS", "pFabric+FL", "CP",
-    "DCTCP+CP", "baseline", "priority", "fc", "priority_pfc", "detail",
+    "DCTCP+CP", "baseline", "priority", "fc", "priority_pfc", "detail", "Turbo-T1", "Turbo-T2",
+    "Turbo-T3", "Turbo-T4", "Fastpass",
 ]
+# What a scheme needs of the setup beyond the fabric: Fastpass an arbiter host.
+SETUP = {"Fastpass": {"fastpass.arbiter": 15}}
 
 
 def _resolved(overrides: dict) -> dict:
@@ -58,10 +61,12 @@ def test_every_scheme_runs_on_one_fabric_as_it_says():
         "DCTCP+CP": ("dctcp", "droptail", "cut_payload", "threshold"),
         **{d: ("tcp", "droptail", "drop", "off")
            for d in ("baseline", "priority", "fc", "priority_pfc", "detail")},
+        **{f"Turbo-T{i}": ("turbo", "pfabric", "drop", "off") for i in range(1, 5)},
+        "Fastpass": ("cubic", "droptail", "drop", "codel"),
     }
     assert set(want) == set(SCHEMES)
     for name, (kind, queue, overflow, ecn) in want.items():
-        r = _resolved(scheme(name).overrides())
+        r = _resolved(scheme(name).overrides(SETUP.get(name)))
         got = (r["transport"]["kind"], r["switch"]["queue"], r["switch"]["overflow"],
                r["switch"]["ecn"])
         assert got == (kind, queue, overflow, ecn), name
@@ -77,6 +82,20 @@ def test_every_scheme_runs_on_one_fabric_as_it_says():
         s = _resolved(scheme(name).overrides())["switch"]
         assert s["kind"] == "cioq", name
         assert (s["flow_control"], s["forwarding"], s["priorities"]) == want_switch, name
+    for i in range(1, 5):
+        r = _resolved(scheme(f"Turbo-T{i}").overrides())["transport"]
+        assert r["turbo_variant"] == f"t{i}"
+    fp = _resolved(scheme("Fastpass").overrides(SETUP["Fastpass"]))
+    assert (fp["host"]["qdisc"], fp["fastpass"]["arbiter"]) == ("fastpass", 15)
+    # The hosts' RTO becomes Linux's (Fastpass §6.1) unless the setup says otherwise.
+    assert fp["transport"]["rto_min"] == "200ms"
+
+
+def test_fastpass_without_an_arbiter_is_refused_naming_the_key():
+    assert "fastpass.arbiter" in scheme("Fastpass").requires
+    sweep = build_sweep({"base_text": FABRIC, "schemes": {"FP": scheme("Fastpass").overrides()}})
+    with pytest.raises(ScenarioError, match="fastpass.arbiter"):
+        validate(sweep.base_text, sweep.points[0].overrides)
 
 
 def test_a_scheme_that_requires_an_ecn_marker_is_refused_without_one():

@@ -6,6 +6,8 @@ interface users and tests depend on: change them deliberately.
     spillway sweep SWEEP.toml --out DIR [--workers N] [--backend local|dask] [--scheduler ADDR]
     spillway query DIR "SQL"
     spillway reproduce NAME [--quick] [--figure ID ...] [--seeds-from K] --out DIR
+    spillway compare --out DIR [--quick] [--schemes A,B] [--workloads W,..] [--fabrics F,..]
+                     [--workers N] [--backend local|dask] [--scheduler ADDR]
     spillway bench [--json] [--repeat N] [NAME ...]
     spillway bench arbiter [--json] [--quick]
     spillway bench arbiter_service [--json] [--quick]
@@ -175,6 +177,23 @@ def cmd_arbiter(args: argparse.Namespace) -> int:
         timeslot_us=args.timeslot_us, seed=args.seed, keep=args.keep), args.json)
 
 
+def _names(values: list[str] | None) -> list[str] | None:
+    """Names given as repeated options and/or comma-separated lists."""
+    if not values:
+        return None
+    return [n.strip() for v in values for n in v.split(",") if n.strip()]
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from spillway.reproduce.showdown import report
+
+    path = report(args.out, quick=args.quick, workers=args.workers,
+                  only=_names(args.workloads), schemes=_names(args.schemes),
+                  fabrics=_names(args.fabrics), backend=args.backend, scheduler=args.scheduler)
+    print(f"report: {path}")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from spillway.bench import (
         run_arbiter_bench,
@@ -280,6 +299,22 @@ def build_parser() -> argparse.ArgumentParser:
                     help="number each figure's seeds from K instead of 1 (same count): "
                          "do the verdicts hold on other draws?")
     rp.set_defaults(func=cmd_reproduce)
+
+    c = sub.add_parser("compare", help="every scheme head to head on the same fabrics and "
+                       "workloads (the showdown), or the schemes and workloads you name")
+    c.add_argument("--out", required=True)
+    c.add_argument("--quick", action="store_true", help="fewer loads, flows and fan-ins")
+    c.add_argument("--schemes", action="append", metavar="A,B",
+                   help="registry schemes to compare (default: the showdown's 14)")
+    c.add_argument("--workloads", action="append", metavar="W,..",
+                   help="websearch, datamining, incast, partition-aggregate (default: all)")
+    c.add_argument("--fabrics", action="append", metavar="F,..",
+                   help="fat-tree-128, leaf-spine-144, fat-tree-1024 (default: the mode's)")
+    c.add_argument("--workers", type=_positive, default=None,
+                   help="parallel runs (default: cores)")
+    c.add_argument("--backend", choices=["local", "dask"], default="local")
+    c.add_argument("--scheduler", default=None, help="dask scheduler address (default: local)")
+    c.set_defaults(func=cmd_compare)
 
     b = sub.add_parser("bench", help="standard speed benchmarks")
     b.add_argument("names", nargs="*",

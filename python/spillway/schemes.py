@@ -151,6 +151,37 @@ _ALL += [
            _DETAIL_NEEDS),
 ]
 
+# Turbo (§4.2): pFabric's queues (served by sequence within the best flow, the default with
+# Turbo), senders at line rate; the paper's 6,200 B buffers and 9.5 us timeout (§5.2) are
+# its own parameters for pFabric's 144-host fabric, added by whoever runs it.
+_TURBO = {"switch.queue": "pfabric", "switch.ecn": "off", "transport.kind": "turbo"}
+_TURBO_NEEDS = ("pFabric's queue discipline (`switch.queue = \"pfabric\"`, set here); buffers "
+                "and a timeout sized to the fabric's round trip (Turbo §5.2 on pfabric144: "
+                "`switch.buffer = \"6200B\"`, `transport.rto_min = \"9.5us\"`, the timeout "
+                "being the transport's default)")
+_TURBO_VARIANTS = {
+    "t1": "simple timeouts (one per flow) with cliff inflation and a probe at each timeout",
+    "t2": "simple timeouts, stop on a timeout until a probe is echoed",
+    "t3": "a timeout per packet, cliff inflation, a probe at every expiry",
+    "t4": "T3 with probes at least one timeout apart",
+}
+_ALL += [
+    Scheme(f"Turbo-{v.upper()}", _TURBO | {"transport.turbo_variant": v},
+           f"Turbo {v.upper()} (Turbo §4.2, §5.2): senders always at line rate, priority "
+           f"(remaining bytes) does all the work in pFabric's queues; {what}", _TURBO_NEEDS)
+    for v, what in _TURBO_VARIANTS.items()
+]
+
+# Fastpass (§2-§6): every packet waits in its host's endpoint queue for the timeslot and
+# path a central arbiter grants; Linux TCP (CUBIC in 2014) unmodified above it (§6.1).
+_ALL.append(Scheme(
+    "Fastpass", {"host.qdisc": "fastpass", "transport.kind": "cubic"},
+    "Fastpass (§2-§6): a central arbiter allocates every MTU-sized timeslot and its path "
+    "(max-min fair), FCP carries demand and grants through the same network; the hosts "
+    "run Linux's CUBIC unmodified (§6.1)",
+    "an arbiter host (`fastpass.arbiter`, which the workload then leaves out: its default "
+    "host lists skip it, a list naming it is refused)"))
+
 SCHEMES: Mapping[str, Scheme] = MappingProxyType({s.name: s for s in _ALL})
 
 

@@ -1,7 +1,9 @@
 """`spillway reproduce NAME`: a paper's figures as sweeps + analysis + plots, with the
 paper's own numbers (typed in from the paper, section cited) beside ours in a report.
 
-Each reproduction module defines ``figures(quick) -> list[Figure]``. A figure names its
+Each reproduction module defines ``figures(quick) -> list[Figure]``, or (the showdown,
+which compares schemes rather than reproducing a paper) ``report(out, quick, workers,
+only, seeds_from) -> Path`` that writes its own report. A figure names its
 sweep (the points), its analysis (a table from the sweep's results), its plot, what the
 paper reports, and a check of whether the paper's direction and rough magnitude hold.
 """
@@ -30,6 +32,7 @@ REPRODUCTIONS = {
     "detail": "spillway.reproduce.detail",
     "turbo": "spillway.reproduce.turbo",
     "fastpass": "spillway.reproduce.fastpass",
+    "showdown": "spillway.reproduce.showdown",
 }
 
 
@@ -95,6 +98,10 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
         raise UsageError("reproduce: --out is empty: name the report's directory")
     shift_seeds({}, seeds_from)  # refuses a negative seed before anything is written
     mod = importlib.import_module(REPRODUCTIONS[name])
+    if hasattr(mod, "report"):
+        # A report of its own shape (the showdown: rankings, not a paper's figures); `only`
+        # names its workloads.
+        return mod.report(out, quick=quick, workers=workers, only=only, seeds_from=seeds_from)
     figs = mod.figures(quick)
     if only:
         unknown = set(only) - {f.id for f in figs}

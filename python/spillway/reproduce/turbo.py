@@ -65,9 +65,8 @@ PFABRIC = schemes.scheme("pFabric").overrides({
 
 def _turbo(variant: str) -> dict[str, Any]:
     # §5.2: "a timeout of 9.5 µs and a buffer size of 6200 bytes".
-    return {"switch.queue": "pfabric", "switch.ecn": "off", "switch.buffer": "6200B",
-            "transport.kind": "turbo", "transport.turbo_variant": variant,
-            "transport.rto_min": "9.5us"}
+    return schemes.scheme(f"Turbo-{variant.upper()}").overrides(
+        {"switch.buffer": "6200B", "transport.rto_min": "9.5us"})
 
 
 SCHEMES: dict[str, dict[str, Any]] = {

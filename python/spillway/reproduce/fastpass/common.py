@@ -55,7 +55,8 @@ rto_min = "200ms"
 """
 
 CUBIC = schemes.scheme("CUBIC").overrides({"transport.rto_min": "200ms"})
-FASTPASS = CUBIC | {"host.qdisc": "fastpass", "fastpass.arbiter": ARBITER}
+FASTPASS = schemes.scheme("Fastpass").overrides({"transport.rto_min": "200ms",
+                                                 "fastpass.arbiter": ARBITER})
 AB_RUNS: dict[str, dict[str, Any]] = {
     "baseline": CUBIC,
     # The simulator's default RTOmin, 1 ms: what the baseline does without Linux's.
