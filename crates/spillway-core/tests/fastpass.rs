@@ -310,3 +310,29 @@ fn fat_trees_run_with_every_packet_on_its_arbiters_path() {
         }
     }
 }
+
+/// The arbiter's host carries only FCP: no workload flow and no background flow (Poisson
+/// or closed loop) starts or ends there (found by the showdown: Poisson background
+/// traffic was drawn over every host).
+#[test]
+fn no_flow_of_any_kind_touches_the_arbiters_host() {
+    let s = format!(
+        "{}background_load = 0.3\nbackground_flows = \"200KB\"\n",
+        poisson(STAR, 0.3, 60)
+    );
+    let r = run(&s, &["run.duration=20ms"]);
+    let f = &r.flows;
+    assert!(
+        f.src.len() > 60,
+        "background flows ran too: {}",
+        f.src.len()
+    );
+    for i in 0..f.src.len() {
+        assert!(
+            f.src[i] != 8 && f.dst[i] != 8,
+            "flow {i}: {} -> {}",
+            f.src[i],
+            f.dst[i]
+        );
+    }
+}

@@ -380,11 +380,15 @@ fn read_poisson_background(
     let cdf = r.cdf("workload.background_cdf")?.expect("has a default");
     let scale = r.float_in("workload.background_scale", 0.0, 1e6)?;
     let scale_above = r.size("workload.background_scale_above")?;
+    // Not between reserved hosts: an arbiter's host carries only FCP (found by the
+    // showdown: background flows to and from Fastpass's arbiter).
+    let hosts: Vec<u32> = (0..hosts).filter(|h| !r.reserved.contains(h)).collect();
     Ok(Some(PoissonBackground {
         load,
         cdf,
         scale,
         scale_above,
+        hosts,
     }))
 }
 

@@ -164,21 +164,18 @@ impl Traffic {
             let seed = background_rng.clone().next_u64();
             ClosedLoop::new(c, Rng::new(seed, CLOSED_LOOP_STREAM))
         });
-        let background = poisson.map(|b| {
-            let all: Vec<u32> = (0..hosts).collect();
-            Background {
-                gen: Poisson::new(
-                    b.load,
-                    &b.cdf,
-                    all.clone(),
-                    all,
-                    None,
-                    link_rate,
-                    background_rng,
-                ),
-                scale: b.scale,
-                scale_above: b.scale_above,
-            }
+        let background = poisson.map(|b| Background {
+            gen: Poisson::new(
+                b.load,
+                &b.cdf,
+                b.hosts.clone(),
+                b.hosts.clone(),
+                None,
+                link_rate,
+                background_rng,
+            ),
+            scale: b.scale,
+            scale_above: b.scale_above,
         });
         Traffic {
             main: Workload::new(spec, hosts, link_rate, rng),

@@ -18,6 +18,8 @@ pub struct PoissonBackground {
     pub cdf: Cdf,
     pub scale: f64,
     pub scale_above: u64,
+    /// The hosts it runs between: every host but those reserved (Fastpass's arbiters).
+    pub hosts: Vec<u32>,
 }
 
 /// Every host keeps one flow of `size` bytes to a random other host running
