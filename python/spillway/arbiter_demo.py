@@ -180,14 +180,15 @@ def demo(o: DemoOptions, json_out: bool) -> int:
         for name in rss:
             if r := _rss_kb(procs[name].pid):
                 rss[name].append(r)
-        # The secondary first: stopping the primary first would leave it to take over.
-        for name in ("arbiter1", "arbiter0", "proxy"):
-            p = procs.get(name)
-            if p is None:
-                continue
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-            outs[name] = p.communicate(timeout=30)[0]
+        # Both arbiters at once: stopping one first leaves the other T_d to take over
+        # before its own signal (seen in CI after a split brain, when arbiter1 was the
+        # primary and was stopped first: arbiter0 took over, epochs apart at the end).
+        names = [n for n in ("arbiter0", "arbiter1", "proxy") if n in procs]
+        for name in names:
+            if procs[name].poll() is None:
+                procs[name].send_signal(signal.SIGTERM)
+        for name in names:
+            outs[name] = procs[name].communicate(timeout=30)[0]
     finally:
         for p in procs.values():
             if p.poll() is None:
