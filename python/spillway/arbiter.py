@@ -325,24 +325,18 @@ def bench_service(endpoints: int = 64, timeslot_us: int = 100, load: float = 0.5
     bin_dir = build()
     with tempfile.TemporaryDirectory(prefix="spillway-arbiter-bench-") as tmp:
         cfg = Path(tmp) / "fabric.toml"
-        # Timeslot 0 a moment ahead, so that both processes start before the first batch.
+        # Timeslot 0 now: the arbiter allocates from `lead` ahead of its start.
         write_config(cfg, endpoints, timeslot_us, time.time_ns(), 3.0, 2.0, 20.0, arbiters=1)
-        arb = subprocess.Popen([str(bin_dir / "spillway-arbiterd"), "--config", str(cfg),
-                                "--rank", "0"], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True)
-        try:
+        with Arbiter(cfg, 0) as arb:
             time.sleep(0.2)
             load_run = subprocess.run(
                 [str(bin_dir / "spillway-fcp-load"), "--config", str(cfg), "--load", str(load),
                  "--duration", f"{int((seconds + 0.5) * 1000)}ms",
                  "--demand-for", f"{int(seconds * 1000)}ms"],
                 capture_output=True, text=True, timeout=seconds + 60)
-        finally:
-            arb.send_signal(signal.SIGTERM)
-            arb_out = arb.communicate(timeout=30)[0]
+            st = arb.stop()
     gen = _last_json(load_run.stdout)
-    st = _last_json(arb_out)
-    if load_run.returncode != 0 or gen is None or st is None:
+    if load_run.returncode != 0 or gen is None:
         raise UsageError(f"bench arbiter_service: the run failed: {load_run.stderr.strip()}")
     return {
         "endpoints": endpoints,

@@ -239,41 +239,38 @@ pub fn run(
     let ep_side: Vec<UdpSocket> = w.as_endpoint.iter().map(bind).collect::<Result<_, _>>()?;
     let arb_side: Vec<UdpSocket> = w.as_arbiter.iter().map(bind).collect::<Result<_, _>>()?;
     std::thread::scope(|s| -> std::io::Result<()> {
-        // Arbiter r -> proxy's endpoint-e socket -> out of arbiter-r socket -> endpoint e.
-        for (e, sock) in ep_side.iter().enumerate() {
-            let arb_side = &arb_side;
-            let to = w.endpoint[e];
-            s.spawn(move || {
-                pump(
-                    sock,
-                    faults,
-                    seed ^ (e as u64) << 20,
-                    &stats.down,
-                    stop,
-                    |from| {
-                        let r = w.arbiter.iter().position(|a| *a == from)?;
-                        Some((&arb_side[r], to))
-                    },
-                )
-            });
-        }
-        // Endpoint e -> proxy's arbiter-r socket -> out of endpoint-e socket -> arbiter r.
-        for (r, sock) in arb_side.iter().enumerate() {
-            let ep_side = &ep_side;
-            let to = w.arbiter[r];
-            s.spawn(move || {
-                pump(
-                    sock,
-                    faults,
-                    seed ^ (1 << 40) ^ (r as u64) << 20,
-                    &stats.up,
-                    stop,
-                    |from| {
-                        let e = w.endpoint.iter().position(|a| *a == from)?;
-                        Some((&ep_side[e], to))
-                    },
-                )
-            });
+        // Each way: the proxy's sockets that listen, the real address each stands for,
+        // the real senders they take datagrams from, and the proxy's sockets those
+        // senders are known by (which forward the datagram). Arbiter r -> proxy's
+        // endpoint-e socket -> out of its arbiter-r socket -> endpoint e, and back.
+        let ways = [
+            (&ep_side, &w.endpoint, &w.arbiter, &arb_side, &stats.down, 0),
+            (
+                &arb_side,
+                &w.arbiter,
+                &w.endpoint,
+                &ep_side,
+                &stats.up,
+                1 << 40,
+            ),
+        ];
+        for (listen, stands_for, senders, known_as, st, stream) in ways {
+            for (i, sock) in listen.iter().enumerate() {
+                let to = stands_for[i];
+                s.spawn(move || {
+                    pump(
+                        sock,
+                        faults,
+                        seed ^ stream ^ (i as u64) << 20,
+                        st,
+                        stop,
+                        |from| {
+                            let j = senders.iter().position(|a| *a == from)?;
+                            Some((&known_as[j], to))
+                        },
+                    )
+                });
+            }
         }
         if flood_per_s > 0 {
             let flood = UdpSocket::bind("127.0.0.1:0")?;

@@ -14,7 +14,7 @@ use super::config::ServiceConfig;
 use super::demand::Poisson;
 use crate::fcp::wire::MAX_MSG_LEN;
 use crate::fcp::{Endpoint, Input};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::net::UdpSocket;
 use std::time::Duration;
 
@@ -62,18 +62,18 @@ impl LoadStats {
 struct Seen {
     src: HashSet<(u64, u32)>,
     dst: HashSet<(u64, u32)>,
-    conflicted: HashMap<u64, ()>,
+    conflicted: HashSet<u64>,
 }
 
 impl Seen {
     fn add(&mut self, ts: u64, src: u32, dst: u32) -> bool {
         let fresh = self.src.insert((ts, src)) & self.dst.insert((ts, dst));
-        !fresh && self.conflicted.insert(ts, ()).is_none()
+        !fresh && self.conflicted.insert(ts)
     }
     fn forget_before(&mut self, ts: u64) {
         self.src.retain(|k| k.0 >= ts);
         self.dst.retain(|k| k.0 >= ts);
-        self.conflicted.retain(|k, _| *k >= ts);
+        self.conflicted.retain(|k| *k >= ts);
     }
 }
 
