@@ -170,6 +170,11 @@ USAGE_ERRORS = [
     (["reproduce", "incast", "--workers", "-1", "--out", "{out}"], ["--workers"]),
     (["reproduce", "incast", "--out", ""], ["--out is empty"]),
     (["reproduce", "incast"], ["--out"]),
+    (["arbiter", "demo", "--endpoints", "2", "--duration", "3x"],
+     ["--duration", "unknown time unit"]),
+    (["arbiter", "demo", "--endpoints", "2", "--duration", "nan"], ["--duration", "not a time"]),
+    (["arbiter", "demo", "--endpoints", "2", "--duration", "3s", "--kill-primary-at", "4s"],
+     ["--kill-primary-at", "between 0 and --duration"]),
     ([], ["command"]),
 ]
 
@@ -205,3 +210,32 @@ def test_a_cli_usage_error_prints_no_traceback(tmp_path, usage_error):
     usage_error(["validate", str(p)], "not UTF-8")
     usage_error(["sweep", str(p), "--out", str(tmp_path / "o"), "--workers", "-1"],
                 "--workers")
+
+
+def test_help_describes_the_command_in_whole_sentences(capsys):
+    """`spillway --help` once stopped mid-sentence ("... exit statuses are an"): its
+    description and epilog are whole sentences, and the exit statuses are there."""
+    from spillway.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "deterministic packet-level simulator" in text
+    for sentence in ("compare every scheme head to head.", "130 when interrupted.",
+                     "a plain number is seconds."):
+        assert sentence in text, text
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("3s", 3.0), ("1500ms", 1.5), ("3", 3.0),
+                                                ("0.25", 0.25), ("200us", 2e-4)])
+def test_cli_times_take_the_scenario_syntax(value, seconds):
+    """`arbiter demo --duration 3s` was refused (`invalid float value: '3s'`) while every
+    scenario time takes units; a plain number still means seconds."""
+    from spillway.cli import build_parser
+
+    a = build_parser().parse_args(["arbiter", "demo", "--endpoints", "2", "--duration", value,
+                                   "--pause-for", value])
+    assert a.duration == pytest.approx(seconds) and a.pause_for == pytest.approx(seconds)
+    a = build_parser().parse_args(["arbiter", "serve", "x.toml", "--duration", value])
+    assert a.duration == value

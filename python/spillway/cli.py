@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -256,8 +257,40 @@ def _positive(value: str) -> int:
     return n
 
 
+def _seconds(value: str) -> float:
+    """A time option in seconds: a plain number is seconds, anything else takes the
+    scenario files' time syntax (`3s`, `1500ms`, `200us`)."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        from spillway import _core
+
+        try:
+            return _core.parse_time(value) / 1e12
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    if not math.isfinite(seconds):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a time")
+    return seconds
+
+
+def _time_text(value: str) -> str:
+    """A time option passed on to a daemon: checked here, handed on exactly."""
+    _seconds(value)
+    return value
+
+
+DESCRIPTION = ("Spillway: a fast, deterministic packet-level simulator for datacenter "
+               "transports and switches. Run a scenario, sweep a grid of them, query the "
+               "results, reproduce a paper's evaluation or compare every scheme head to head.")
+EPILOG = ("Exit status: 0 on success, 2 for a scenario or usage error (a one-line message that "
+          "names the key or the option), 1 when a sweep has failed points, 130 when "
+          "interrupted. Every command's options: spillway COMMAND --help. Times take the "
+          "scenario syntax (3s, 1500ms, 200us); a plain number is seconds.")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="spillway", description=__doc__.split("\n")[0])
+    p = _Parser(prog="spillway", description=DESCRIPTION, epilog=EPILOG)
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run one scenario")
@@ -338,22 +371,24 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("config", help="the fabric file (docs/arbiter.md, the arbiter service)")
     sv.add_argument("--rank", type=int, default=0,
                     help="this arbiter's rank in arbiter.addrs (0 starts primary)")
-    sv.add_argument("--duration", help="exit after this long (e.g. 10s); default: until "
-                                       "SIGTERM/Ctrl-C")
+    sv.add_argument("--duration", type=_time_text,
+                    help="exit after this long (e.g. 10s, 500ms; a plain number is seconds); "
+                         "default: until SIGTERM/Ctrl-C")
     sv.add_argument("--grant-log", help="write every batch's grants as JSON lines here")
     sv.add_argument("--busy-poll", action="store_true",
                     help="spin between timers (with a core to spare)")
     dm = asub.add_parser("demo", help="an arbiter pair and N endpoints on loopback")
     dm.add_argument("--endpoints", type=_positive, required=True, metavar="N")
-    dm.add_argument("--duration", type=float, required=True, metavar="T",
-                    help="seconds; demand stops before the end, to drain")
-    dm.add_argument("--kill-primary-at", type=float, metavar="T",
+    dm.add_argument("--duration", type=_seconds, required=True, metavar="T",
+                    help="how long (3s, 1500ms; a plain number is seconds); demand stops "
+                         "before the end, to drain")
+    dm.add_argument("--kill-primary-at", type=_seconds, metavar="T",
                     help="SIGKILL the primary arbiter T seconds in")
-    dm.add_argument("--pause-primary-at", type=float, metavar="T",
+    dm.add_argument("--pause-primary-at", type=_seconds, metavar="T",
                     help="SIGSTOP the primary T seconds in and SIGCONT it --pause-for later "
                          "(cut off, then back: split brain)")
-    dm.add_argument("--pause-for", type=float, default=0.1, metavar="D",
-                    help="seconds the primary stays stopped (default 0.1)")
+    dm.add_argument("--pause-for", type=_seconds, default=0.1, metavar="D",
+                    help="how long the primary stays stopped (default 0.1 s)")
     dm.add_argument("--drop", type=float, default=0.0, metavar="P",
                     help="put spillway-fcp-proxy between endpoints and arbiters, dropping "
                          "each FCP datagram with probability P (both ways)")

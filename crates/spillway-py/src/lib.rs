@@ -160,6 +160,13 @@ fn validate(
     Ok(sc.resolved)
 }
 
+/// A time in the scenario syntax (`"3s"`, `"1.5ms"`, `"200us"`) in picoseconds, so that
+/// the command line takes times as scenarios do; ValueError with the reason otherwise.
+#[pyfunction]
+fn parse_time(text: &str) -> PyResult<u64> {
+    spillway_core::units::parse_time(text).map_err(PyValueError::new_err)
+}
+
 /// The scenario key reference (Markdown), generated from the key table.
 /// Fastpass's Appendix model on the real allocator (`spillway_arbiter::voq`, GIL
 /// released): uniform traffic of load `load` among `endpoints`, Poisson packets per
@@ -399,6 +406,7 @@ impl Simulation {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(reference, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_time, m)?)?;
     m.add_function(wrap_pyfunction!(appendix_queue, m)?)?;
     m.add_function(wrap_pyfunction!(schemas, m)?)?;
     m.add_function(wrap_pyfunction!(constants, m)?)?;

@@ -128,11 +128,19 @@ impl Args {
         let path = self.required(name).map_err(usage)?;
         super::config::ServiceConfig::load(path).map_err(|e| (EXIT_USAGE, format!("{path}: {e}")))
     }
-    /// A duration with a unit (`"2s"`, `"500ms"`), in picoseconds.
+    /// A duration with a unit (`"2s"`, `"500ms"`), in picoseconds; a plain number is
+    /// seconds, as everywhere on the `spillway` command line.
     pub fn duration(&self, name: &str) -> Result<Option<u64>, UsageError> {
         self.str(name)
             .map(|s| {
-                super::config::parse_duration(s).map_err(|m| UsageError(format!("--{name}: {m}")))
+                let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_digit() || c == '.');
+                let text = if plain {
+                    format!("{s}s")
+                } else {
+                    s.to_string()
+                };
+                super::config::parse_duration(&text)
+                    .map_err(|m| UsageError(format!("--{name}: {m}")))
             })
             .transpose()
     }
@@ -157,7 +165,12 @@ mod tests {
         assert_eq!(a.num::<u32>("rank", 0, 7).unwrap(), Some(1));
         assert!(a.flag("busy-poll"));
         assert_eq!(a.duration("duration").unwrap(), Some(2_000_000_000_000));
+        // A plain number is seconds.
         assert!(!a.help);
+        let a = parse(&v(&["--duration", "1.5"]), &["duration"], &[]).unwrap();
+        assert_eq!(a.duration("duration").unwrap(), Some(1_500_000_000_000));
+        let a = parse(&v(&["--duration", "3x"]), &["duration"], &[]).unwrap();
+        assert!(a.duration("duration").is_err());
         for bad in [
             &["--nope"][..],
             &["--rank"],
