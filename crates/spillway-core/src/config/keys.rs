@@ -190,7 +190,7 @@ pub const KEYS: &[KeyDef] = &[
          little headroom, and it is counted the same way, never silently."),
     key!("switch.priorities", Ty::Bool, "true", &[],
         "Whether the network serves flows' own priority classes (`workload.priorities`, \
-         `workload.background_class`) in its strict-priority queues. `false`: every flow's packets go \
+         `workload.classes_by_size`, `workload.background_class`) in its strict-priority queues. `false`: every flow's packets go \
          in `transport.data_class` and `transport.ack_class`, while flows.parquet still records each \
          flow's class (DeTail §8.1's Baseline and FC environments, beside Priority, Priority+PFC and DeTail)."),
     key!("switch.flow_control", Ty::Choice(&["none", "pause", "pfc"]), "none", &[],
@@ -393,6 +393,8 @@ pub const KEYS: &[KeyDef] = &[
          "Queries per web request, one after the other (DeTail §8.1.2: 10): each asks one random worker, and the next starts when its response has fully arrived. Each query and each web request has a query row; a query's `parent` is its web request."),
     key!("workload.priorities", Ty::Int, "1", RATE_KINDS,
          "Priority classes (1 to 8): each query (sequential: each web request) draws one uniformly from 0..priorities (0 highest) for the data and ACKs of all its flows (DeTail §8.1, Fig. 10: 2). `1`: flows take `transport.data_class` and `transport.ack_class`."),
+    key!("workload.classes_by_size", Ty::SizeList, "[]", &[],
+         "Priority classes by flow size, as an application that knows the size of what it sends would mark it: up to 7 strictly ascending sizes t0 < t1 < ...; a flow of size <= t0 gets class 0 (the highest), <= t1 class 1, ..., a flow larger than all of them class len (e.g. [\"100KB\"]: two classes). Every flow of the workload is marked by its own size, its data and its ACKs, whatever the kind (incast, poisson, trace, short_long, a query's requests and responses alike); background flows keep theirs (`background_load`: the transport's; `background_flows`: `background_class`). Refused beside `priorities` > 1. `switch.priorities = false` keeps the classes in flows.parquet but sends every packet in the transport's classes. `[]`: off, flows take `transport.data_class` and `transport.ack_class`."),
     key!("workload.request_size", Ty::Size, "10B", REQUEST_KINDS, "Request flow size."),
     key!("workload.response_size", Ty::Size, "16KB", QUERY_KINDS, "Response flow size per worker (when no `cdf`)."),
     key!("workload.response_sizes", Ty::SizeList, "", RATE_KINDS,

@@ -32,6 +32,7 @@ use crate::switch::config::QueueKind;
 use crate::switch::forwarding::Forwarding;
 use crate::switch::overflow::Overflow;
 use crate::switch::{SwitchConfig, SwitchKind};
+use crate::workload::size_classes::SizeClasses;
 use crate::workload::spec::{BackgroundSpec, WorkloadSpec};
 
 use crate::packet::wire::wire_bytes;
@@ -48,7 +49,7 @@ use switch::read_switch;
 use toml::{Table, Value};
 use topology::read_topology;
 use transport::read_transport;
-use workload::{read_background, read_workload};
+use workload::{read_background, read_size_classes, read_workload};
 
 #[derive(Debug, Clone)]
 pub struct Scenario {
@@ -59,6 +60,8 @@ pub struct Scenario {
     pub host: HostConfig,
     pub transport: TransportConfig,
     pub workload: WorkloadSpec,
+    /// `workload.classes_by_size`: the workload's flows' classes by size (empty: off).
+    pub classes: SizeClasses,
     pub background: Option<BackgroundSpec>,
     pub run: RunSpec,
     /// `[ping]`, when `ping.interval` is set.
@@ -158,6 +161,7 @@ impl Scenario {
                 .collect();
         }
         let workload = read_workload(&mut r, hosts)?;
+        let classes = read_size_classes(&mut r, &workload)?;
         let background = read_background(&mut r, hosts)?;
         let run = read_run(&mut r)?;
         if let Some(fp) = &host.fastpass {
@@ -200,6 +204,7 @@ impl Scenario {
             host,
             transport,
             workload,
+            classes,
             background,
             run,
             ping,

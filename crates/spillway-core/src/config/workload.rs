@@ -4,6 +4,7 @@ use super::error::ScenarioError;
 use super::reader::{int_in, is_off, load_fraction, Reader};
 use crate::units::{self, Ps};
 use crate::workload::cdf::Cdf;
+use crate::workload::size_classes::SizeClasses;
 use crate::workload::spec::{
     BackgroundSpec, BurstSpec, ClosedLoopSpec, FlowSpec, IncastSpec, PoissonBackground,
     PoissonSpec, QueryArrivals, QuerySpec, ResponseSize, ShortLongSpec, WorkloadSpec,
@@ -334,6 +335,63 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
             WorkloadSpec::Trace(flows)
         }
     })
+}
+
+/// `workload.classes_by_size`: up to seven strictly ascending positive sizes; empty (the
+/// default) leaves every flow its class.
+pub(super) fn read_size_classes(
+    r: &mut Reader,
+    workload: &WorkloadSpec,
+) -> Result<SizeClasses, ScenarioError> {
+    const KEY: &str = "workload.classes_by_size";
+    let Some(v) = r.raw(KEY) else {
+        r.record(KEY, Value::Array(Vec::new()));
+        return Ok(SizeClasses::default());
+    };
+    let bad = |why: String| ScenarioError::new(KEY, v, why);
+    let Value::Array(a) = v else {
+        return Err(bad(
+            "expected a list of ascending sizes, like [\"100KB\"] (or [] for none)".into(),
+        ));
+    };
+    if a.len() > SizeClasses::MAX_THRESHOLDS {
+        return Err(bad(format!(
+            "{} thresholds: at most {} (8 priority classes)",
+            a.len(),
+            SizeClasses::MAX_THRESHOLDS
+        )));
+    }
+    let sizes = a
+        .iter()
+        .map(|x| positive_size(x).map_err(|m| ScenarioError::new(KEY, x, m)))
+        .collect::<Result<Vec<u64>, _>>()?;
+    if let Some(w) = sizes.windows(2).find(|w| w[0] >= w[1]) {
+        return Err(bad(format!(
+            "thresholds must ascend strictly ({} is not above {})",
+            units::format_size(w[1]),
+            units::format_size(w[0])
+        )));
+    }
+    if !sizes.is_empty() {
+        if let WorkloadSpec::Query(q) = workload {
+            if q.priorities > 1 {
+                return Err(bad(format!(
+                    "gives each flow a class by its size, while workload.priorities = {} draws                      one per query: use one of them",
+                    q.priorities
+                )));
+            }
+        }
+    }
+    r.record(
+        KEY,
+        Value::Array(
+            sizes
+                .iter()
+                .map(|&s| Value::String(units::format_size(s)))
+                .collect(),
+        ),
+    );
+    Ok(SizeClasses::new(sizes))
 }
 
 pub(super) fn read_background(

@@ -121,6 +121,7 @@ impl Sim {
         };
         let traffic = Traffic::new(
             &sc.workload,
+            &sc.classes,
             sc.background.as_ref(),
             hosts,
             sc.topology.link_rate,

@@ -32,7 +32,10 @@ records! {
         /// few parts per million, and with weighted `switch.routes` over paths of
         /// different lengths, by more.
         slowdown: f64, null = Nan;
-        /// Priority class of the flow's data packets (0 highest).
+        /// The flow's priority class (0 highest): the one the workload gave it
+        /// (`workload.priorities`, `workload.classes_by_size`, `workload.background_class`),
+        /// else the transport's data class. Its data and ACKs carry it at every queue,
+        /// unless `switch.priorities = false` (then they go in the transport's classes).
         priority: u8;
         /// What made the flow: `incast`, `flow` (Poisson), `request`, `response`,
         /// `trace`, `short` or `long` (responses of `short_long`), `background`.

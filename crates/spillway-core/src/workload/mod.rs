@@ -17,6 +17,7 @@ mod open_queries;
 mod poisson;
 mod queries;
 pub mod short_long;
+pub mod size_classes;
 pub mod spec;
 mod trace;
 
@@ -33,6 +34,7 @@ use crate::rng::Rng;
 use crate::units::Ps;
 use closed_loop::ClosedLoop;
 use short_long::ShortLong;
+use size_classes::SizeClasses;
 use spec::{BackgroundSpec, WorkloadSpec};
 
 /// Tags of background flows have this bit set, so completions reach the right part.
@@ -129,8 +131,11 @@ impl Workload {
 /// The workload together with its optional background traffic: Poisson flows (CP §6.4:
 /// queries beside the DCTCP paper's background flows) and a closed loop of flows per host
 /// (DeTail §8.1.2). Background flows stop starting when the workload stops generating.
+/// The workload's own flows may be marked by size (`workload.classes_by_size`); the
+/// background's keep their classes.
 pub struct Traffic {
     main: Workload,
+    classes: SizeClasses,
     background: Option<Background>,
     closed_loop: Option<ClosedLoop>,
 }
@@ -152,6 +157,7 @@ const CLOSED_LOOP_STREAM: u64 = 1;
 impl Traffic {
     pub fn new(
         spec: &WorkloadSpec,
+        classes: &SizeClasses,
         background: Option<&BackgroundSpec>,
         hosts: u32,
         link_rate: u64,
@@ -179,6 +185,7 @@ impl Traffic {
         });
         Traffic {
             main: Workload::new(spec, hosts, link_rate, rng),
+            classes: classes.clone(),
             background,
             closed_loop,
         }
@@ -195,7 +202,9 @@ impl Traffic {
     }
 
     pub fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
+        let first = out.len();
         self.main.generate(now, out);
+        self.mark(&mut out[first..]);
         if self.main.exhausted() {
             return;
         }
@@ -217,7 +226,9 @@ impl Traffic {
 
     pub fn on_flow_done(&mut self, now: Ps, tag: u64, dst: u32, out: &mut Emitted) {
         if tag & BACKGROUND_TAG == 0 {
+            let first = out.flows.len();
             self.main.on_flow_done(now, tag, dst, out);
+            self.mark(&mut out.flows[first..]);
         } else if tag & CLOSED_LOOP_TAG != 0 && !self.main.exhausted() {
             // The host's closed-loop flow arrived: its next one starts.
             if let Some(c) = &mut self.closed_loop {
@@ -229,6 +240,19 @@ impl Traffic {
 
     pub fn exhausted(&self) -> bool {
         self.main.exhausted()
+    }
+
+    /// The workload's new flows take their classes by size, when it is on: this is the
+    /// one place a workload's flows get them, whatever their kind (a query's request
+    /// and responses alike, each by its own size).
+    #[inline]
+    fn mark(&self, flows: &mut [NewFlow]) {
+        if self.classes.is_off() {
+            return;
+        }
+        for f in flows {
+            f.priority = Some(self.classes.class_of(f.size));
+        }
     }
 
     pub fn has_queries(&self) -> bool {
