@@ -24,8 +24,8 @@ senders = 4
 
 EXPECTED = [
     "TCP", "CUBIC", "DCTCP", "pFabric", "TCP+SQ", "FL-FH", "FL-PS", "pFabric+FL", "CP",
-    "DCTCP+CP", "baseline", "priority", "fc", "priority_pfc", "detail", "Turbo-T1", "Turbo-T2",
-    "Turbo-T3", "Turbo-T4", "Fastpass",
+    "DCTCP+CP", "baseline", "priority", "fc", "priority_pfc", "detail", "priority_pfc-1class",
+    "detail-1class", "Turbo-T1", "Turbo-T2", "Turbo-T3", "Turbo-T4", "Fastpass",
 ]
 # What a scheme needs of the setup beyond the fabric: Fastpass an arbiter host.
 SETUP = {"Fastpass": {"fastpass.arbiter": 15}}
@@ -60,7 +60,8 @@ def test_every_scheme_runs_on_one_fabric_as_it_says():
         "CP": ("tcp", "droptail", "cut_payload", "codel"),
         "DCTCP+CP": ("dctcp", "droptail", "cut_payload", "threshold"),
         **{d: ("tcp", "droptail", "drop", "off")
-           for d in ("baseline", "priority", "fc", "priority_pfc", "detail")},
+           for d in ("baseline", "priority", "fc", "priority_pfc", "detail",
+                     "priority_pfc-1class", "detail-1class")},
         **{f"Turbo-T{i}": ("turbo", "pfabric", "drop", "off") for i in range(1, 5)},
         "Fastpass": ("cubic", "droptail", "drop", "codel"),
     }
@@ -77,7 +78,9 @@ def test_every_scheme_runs_on_one_fabric_as_it_says():
     # DeTail §8.1's environments: what each adds to the one before.
     detail = {"baseline": ("none", "ecmp", False), "priority": ("none", "ecmp", True),
               "fc": ("pause", "ecmp", False), "priority_pfc": ("pfc", "ecmp", True),
-              "detail": ("pfc", "alb", True)}
+              "detail": ("pfc", "alb", True),
+              # The showdown's one-class rows: the same switches, one class served.
+              "priority_pfc-1class": ("pfc", "ecmp", False), "detail-1class": ("pfc", "alb", False)}
     for name, want_switch in detail.items():
         s = _resolved(scheme(name).overrides())["switch"]
         assert s["kind"] == "cioq", name

@@ -22,7 +22,7 @@ from spillway.reproduce.showdown.setup import FABRICS, QUICK, SCHEMES, Fabric, M
 STAR = Fabric("star-66", '[topology]\nkind = "star"\nhosts = 66\n[switch]\nbuffer = "128KB"\n',
               66, "6200B", "9.5us", "a test star", arbiter_link="10Gbps")
 TINY = Mode(fabrics=("star-66",), loads=(0.5,), flows={"websearch": 24, "datamining": 8},
-            fanins=(8,), incast_rounds=1, pa_queries=12, duration="100ms")
+            fanins=(8,), incast_rounds=1, pa_queries=12, duration="100ms", seeds=(1, 2))
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,8 @@ def test_every_scheme_is_in_every_table_or_says_why(tiny):
     for (w, _, _), g in cells.groupby(["workload", "load", "fanin"], dropna=False):
         assert list(g.scheme) == list(SCHEMES), w
     refused = cells[cells.status != "ok"]
-    assert set(refused.scheme) == {"detail", "priority_pfc"}
+    assert set(refused.scheme) == {"detail", "priority_pfc", "detail-1class",
+                                   "priority_pfc-1class"}
     assert refused.status.str.startswith("refused at validation").all()
     assert refused.status.str.contains("64").all()  # the reason, from the validator
     ok = cells[cells.status == "ok"]
@@ -62,13 +63,38 @@ def test_every_scheme_is_in_every_table_or_says_why(tiny):
 def test_verdicts_are_computed_and_printed_with_numbers(tiny):
     out, path = tiny
     v = pd.read_parquet(out / "verdicts.parquet")
-    assert len(v) == 8 and v.detail.str.len().min() > 20
-    # DeTail could not run on the star: its verdict fails and says why, never a silent pass.
+    assert v.kind.tolist() == ["sanity"] * 8 + ["headline"] * 5
+    assert v.detail.str.len().min() > 20
+    assert set(v.verdict) <= {"PASS", "FAIL", "INCONCLUSIVE"}
+    assert (v.holds == (v.verdict == "PASS")).all()
+    # DeTail could not run on the star: its verdict is no pass and says why.
     lossless = v[v.claim.str.startswith("DeTail drops nothing")].iloc[0]
-    assert not lossless.holds and "refused" in lossless.detail
+    assert lossless.verdict == "INCONCLUSIVE" and "refused" in lossless.detail
     text = path.read_text()
-    assert text.count("**PASS**") + text.count("**FAIL**") == 2 * len(v)
+    # Every claim twice: in the summary and in its section.
+    assert sum(text.count(f"**{x}**") for x in ("PASS", "FAIL", "INCONCLUSIVE")) == 2 * len(v)
     assert "## Each paper's headline, off its home turf" in text
+    assert "### How the intervals are made" in text
+
+
+def test_every_ranked_metric_has_its_interval(tiny):
+    """cells.parquet has `<metric>_lo` and `<metric>_hi` beside each ranked metric, the
+    interval holds the value, and the ranking tables print them."""
+    out, path = tiny
+    cells = pd.read_parquet(out / "cells.parquet")
+    ok = cells[cells.status == "ok"]
+    for m in ("short_fct_p99_ms", "short_fct_p999_ms", "qct_p99_ms", "long_fct_mean_ms",
+              "goodput_gbps", "drops", "timeouts", "queue_mean_bytes"):
+        assert {f"{m}_lo", f"{m}_hi"} <= set(cells.columns), m
+        d = ok[ok[m].notna()]
+        assert len(d), m
+        assert (d[f"{m}_lo"] <= d[m] + 1e-12).all() and (d[m] <= d[f"{m}_hi"] + 1e-12).all(), m
+    poisson = ok[ok.workload == "websearch"]
+    assert (poisson.short_fct_p99_ms_hi > poisson.short_fct_p99_ms_lo).any()
+    assert (ok.seeds == len(TINY.seeds)).all()
+    assert "short p99 ms" in path.read_text() and " [" in path.read_text()
+    runs = pd.read_parquet(out / "runs.parquet")
+    assert len(runs) == len(cells) * len(TINY.seeds)
 
 
 def test_figures_render_with_their_data_in_parquet(tiny):
@@ -89,8 +115,36 @@ def test_same_seed_same_parquet(tmp_path, monkeypatch):
                                workloads=("websearch", "incast"))
     a = report(tmp_path / "a", quick=True, workers=1, mode=mode)
     b = report(tmp_path / "b", quick=True, workers=1, mode=mode)
-    for f in ("cells.parquet", "verdicts.parquet", "figures/pareto_websearch.parquet"):
+    for f in ("cells.parquet", "runs.parquet", "verdicts.parquet",
+              "figures/pareto_websearch.parquet"):
         assert (a.parent / f).read_bytes() == (b.parent / f).read_bytes(), f
+
+
+def test_the_same_scheme_twice_is_tied_and_a_clearly_better_one_ranks_alone(tmp_path,
+                                                                           monkeypatch):
+    """TCP under a second name behaves exactly as TCP: the two share a rank in every
+    table. pFabric's short flows at load 0.8 are far ahead of TCP's: it ranks alone, and
+    the winners table names it alone."""
+    from spillway import schemes
+    from spillway.reproduce.showdown.report import with_ranks
+
+    monkeypatch.setitem(FABRICS, "star-66", STAR)
+    twin = schemes.scheme("TCP").with_({}, name="TCP-twin", description="TCP, renamed")
+    monkeypatch.setattr(schemes, "SCHEMES", {**schemes.SCHEMES, "TCP-twin": twin})
+    mode = dataclasses.replace(TINY, loads=(0.8,), flows={"websearch": 150, "datamining": 8},
+                               schemes=("TCP", "TCP-twin", "pFabric"),
+                               workloads=("websearch",))
+    path = report(tmp_path, quick=True, workers=2, mode=mode)
+    cells = pd.read_parquet(tmp_path / "cells.parquet")
+    t = with_ranks(cells, "short_fct_p99_ms").set_index("scheme")
+    assert t.loc["pFabric", "rank"] == "1"
+    assert t.loc["TCP", "rank"] == t.loc["TCP-twin", "rank"] == "2="
+    tcp, twin_row = t.loc["TCP"], t.loc["TCP-twin"]
+    assert tcp.short_fct_p99_ms == twin_row.short_fct_p99_ms
+    assert tcp.short_fct_p99_ms_hi > tcp.short_fct_p99_ms_lo  # a real interval, shared
+    assert t.loc["pFabric", "short_fct_p99_ms_hi"] < tcp.short_fct_p99_ms_lo
+    text = path.read_text()
+    assert "| star-66 | websearch | 0.8 | pFabric |" in text
 
 
 def test_pareto_front_and_ranking_order():
@@ -111,19 +165,22 @@ def test_verdict_functions_on_known_numbers():
                   "scheme": s, "status": "ok", "short_fct_p99_ms": v}
                  for s, v in (("TCP", tcp), ("pFabric", pf))]
     v = beats_tcp(pd.DataFrame(rows), "pFabric")
-    assert not v.holds and "websearch 0.8 (3 vs 2 ms)" in v.detail
+    assert v.verdict.value == "FAIL" and "f websearch 0.8: fail (3 [3, 3])" in v.why
     inc = pd.DataFrame([{"fabric": "f", "workload": "incast", "load": np.nan, "fanin": n,
                          "scheme": s, "status": "ok", "timeouts": t}
                         for n, s, t in ((8, "TCP", 0), (8, "CP", 0), (64, "TCP", 9),
                                         (64, "CP", 2))])
     v = incast_timeouts(inc, "CP")
-    assert v.holds and "f: 2 vs TCP's 9" in v.detail
+    assert v.holds and "f: 2 [2, 2] vs TCP's 9 [9, 9]" in v.why
 
 
 def test_modes_and_options():
     assert QUICK.loads == (0.2, 0.5, 0.8) and QUICK.fanins[-1] == 64
+    # Intervals need seeds: quick has a few, full at least five.
+    assert len(QUICK.seeds) >= 2 and len(mode_for(False).seeds) >= 5
     m = mode_for(True, schemes=["TCP", "TCP+SQ"], workloads=["incast"], seeds_from=3)
-    assert m.schemes == ("TCP", "TCP+SQ") and m.workloads == ("incast",) and m.seeds == (3,)
+    assert m.schemes == ("TCP", "TCP+SQ") and m.workloads == ("incast",)
+    assert m.seeds == tuple(range(3, 3 + len(QUICK.seeds)))
     sw = sweeps(FABRICS["fat-tree-128"], m, m.schemes)
     assert list(sw) == ["incast"]
     # The arbiter's host is in no scheme's workload.

@@ -150,6 +150,14 @@ _ALL += [
            "tolerate reordering (no duplicate-ACK retransmission, the `alb` default)",
            _DETAIL_NEEDS),
 ]
+# The same switches serving one class, whatever classes the flows carry (the showdown's
+# rows beside DeTail and Priority+PFC with size classes).
+_ALL += [
+    base.with_({"switch.priorities": False}, name=f"{base.name}-1class",
+               description=f"{base.description}, its switches serving one class for all "
+                           "traffic (`switch.priorities = false`)")
+    for base in _ALL if base.name in ("detail", "priority_pfc")
+]
 
 # Turbo (§4.2): pFabric's queues (served by sequence within the best flow, the default with
 # Turbo), senders at line rate; the paper's 6,200 B buffers and 9.5 us timeout (§5.2) are

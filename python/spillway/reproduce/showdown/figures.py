@@ -35,6 +35,19 @@ def _data(table: pd.DataFrame, path: Path) -> Path:
     return p
 
 
+def _with_ends(*cols: str) -> list[str]:
+    """Each column followed by its interval's ends."""
+    return [x for c in cols for x in (c, f"{c}_lo", f"{c}_hi")]
+
+
+def _err(r: pd.Series, col: str) -> np.ndarray | None:
+    """The distances from ``col``'s value to its interval's ends, for an error bar."""
+    v, lo, hi = r.get(col), r.get(f"{col}_lo"), r.get(f"{col}_hi")
+    if any(x is None or pd.isna(x) for x in (v, lo, hi)):
+        return None
+    return np.array([[max(v - lo, 0.0)], [max(hi - v, 0.0)]])
+
+
 def pareto_front(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Which points no other point beats on both coordinates (lower is better in each):
     a boolean mask. NaN points are never on the front."""
@@ -69,6 +82,10 @@ def pareto(cells: pd.DataFrame, workload: str, schemes: list[str],
                                  g["short_fct_p99_ms"].to_numpy(float))
             named: list[tuple[float, float]] = []
             for (s, r), on in zip(g.iterrows(), front, strict=True):
+                # The 95% intervals of both coordinates (metrics.cells).
+                ax.errorbar(r.long_fct_mean_ms, r.short_fct_p99_ms,
+                            xerr=_err(r, "long_fct_mean_ms"), yerr=_err(r, "short_fct_p99_ms"),
+                            fmt="none", ecolor=colors[s], elinewidth=0.7, alpha=0.6, zorder=2)
                 ax.scatter(r.long_fct_mean_ms, r.short_fct_p99_ms, s=42 if on else 26,
                            color=colors[s], edgecolors="black" if on else "none",
                            linewidths=1.2, label=s if (i, j) == (0, 0) else None, zorder=3)
@@ -81,9 +98,9 @@ def pareto(cells: pd.DataFrame, workload: str, schemes: list[str],
                     named.append((x, y))
                     ax.annotate(s, (x, y), fontsize=6, xytext=(3, 2 + 7 * near),
                                 textcoords="offset points")
-                rows.append({"fabric": f, "load": load, "scheme": s,
-                             "long_fct_mean_ms": r.long_fct_mean_ms,
-                             "short_fct_p99_ms": r.short_fct_p99_ms, "pareto": bool(on)})
+                rows.append({"fabric": f, "load": load, "scheme": s} | {
+                    c: r.get(c, np.nan) for c in _with_ends("long_fct_mean_ms", "short_fct_p99_ms")}
+                    | {"pareto": bool(on)})
             _log(ax, g["short_fct_p99_ms"].where(g["long_fct_mean_ms"].notna()))
             ax.set_title(f"{f}, load {load:g}", fontsize=8)
             ax.grid(alpha=0.3)
@@ -94,7 +111,7 @@ def pareto(cells: pd.DataFrame, workload: str, schemes: list[str],
                 ax.set_ylabel("short flows: p99 FCT (ms)", fontsize=8)
     fig.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.suptitle(f"{workload}: short-flow tail against long-flow mean (lower-left is better; "
-                 "edged: Pareto front)", fontsize=9)
+                 "edged: Pareto front of the point estimates; bars: 95% intervals)", fontsize=9)
     fig.tight_layout()
     return [*plots.save(fig, path), _data(pd.DataFrame(rows), path)]
 
@@ -186,6 +203,9 @@ def incast_lines(cells: pd.DataFrame, schemes: list[str], path: Path) -> list[Pa
             if len(g):
                 kw = dict(marker="o", ms=3, lw=1.2, color=colors[s])
                 axes[0][j].plot(g.fanin, g.qct_p99_ms, label=s if j == 0 else None, **kw)
+                if "qct_p99_ms_lo" in g:
+                    axes[0][j].fill_between(g.fanin, g.qct_p99_ms_lo, g.qct_p99_ms_hi,
+                                            color=colors[s], alpha=0.15, lw=0)
                 axes[1][j].plot(g.fanin, g.timeouts + 0.5, **kw)
         axes[0][j].set_title(f, fontsize=8)
         axes[0][j].set_ylabel("p99 round completion (ms)", fontsize=8)
@@ -197,7 +217,8 @@ def incast_lines(cells: pd.DataFrame, schemes: list[str], path: Path) -> list[Pa
             _log(ax, v)
             ax.grid(alpha=0.3)
     fig.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    fig.suptitle("Incast: 64 KB from each sender at once", fontsize=9)
+    fig.suptitle("Incast: 64 KB from each sender at once (bands: 95% intervals of the p99)",
+                 fontsize=9)
     fig.tight_layout()
-    cols = ["fabric", "scheme", "fanin", "qct_p99_ms", "timeouts", "goodput_gbps"]
-    return [*plots.save(fig, path), _data(d[cols], path)]
+    cols = ["fabric", "scheme", "fanin", *_with_ends("qct_p99_ms", "timeouts", "goodput_gbps")]
+    return [*plots.save(fig, path), _data(d.reindex(columns=cols), path)]

@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 
 from spillway import schemes as registry
-from spillway.reproduce import Verdict, markdown_table
+from spillway.intervals import RESAMPLES, tiers
+from spillway.reproduce import claim, markdown_table
 from spillway.reproduce.showdown import claims, figures
-from spillway.reproduce.showdown.metrics import COLUMNS, COST, collect
+from spillway.reproduce.showdown.metrics import COLUMNS, COST, ESTIMATED, collect, estimate
 from spillway.reproduce.showdown.setup import (
     FABRICS,
     FULL,
@@ -34,22 +35,45 @@ FAMILIES = ("poisson", "incast", "partition-aggregate")
 SHOW = {
     "short_fct_p99_ms": "short p99 ms", "short_fct_p999_ms": "short p99.9 ms",
     "short_slowdown_p99": "short sd p99", "short_slowdown_p999": "short sd p99.9",
-    "long_fct_mean_ms": "long mean ms", "qct_p99_ms": "QCT p99 ms", "goodput_gbps": "Gbit/s",
-    "drops": "drops", "retransmits": "retx", "timeouts": "RTOs", "pauses": "pauses",
-    "notifications": "notifs", "packs": "PACKs", "fcp_pct": "FCP %", "dead_pct": "dead %",
-    "dup_pct": "dup %", "queue_mean_bytes": "queue B", "wall_s": "wall s",
-    "mhops_per_s": "Mhop/s",
+    "long_fct_mean_ms": "long mean ms", "mean_slowdown": "mean sd", "qct_p99_ms": "QCT p99 ms",
+    "goodput_gbps": "Gbit/s", "drops": "drops", "retransmits": "retx", "timeouts": "RTOs",
+    "pauses": "pauses", "notifications": "notifs", "packs": "PACKs", "fcp_pct": "FCP %",
+    "dead_pct": "dead %", "dup_pct": "dup %", "queue_mean_bytes": "queue B",
+}
+# Each workload's table shows what its workload has (the rest are in cells.parquet).
+_COUNTERS = ["drops", "retransmits", "timeouts", "pauses", "notifications", "packs",
+             "fcp_pct", "dead_pct", "dup_pct", "queue_mean_bytes"]
+TABLE_COLUMNS = {
+    "poisson": ["short_fct_p99_ms", "short_fct_p999_ms", "short_slowdown_p99",
+                "short_slowdown_p999", "long_fct_mean_ms", "mean_slowdown", "goodput_gbps",
+                *_COUNTERS],
+    "incast": ["qct_p99_ms", "goodput_gbps", *_COUNTERS],
+    "partition-aggregate": ["qct_p99_ms", "short_fct_p99_ms", "short_fct_p999_ms",
+                            "long_fct_mean_ms", *_COUNTERS],
 }
 
 
 READING = """## Reading the results
 
-- **DeTail and Priority+PFC on Poisson traffic.** Every Poisson flow is in one priority
-  class, and a lossless fabric never tells TCP to slow down: windows grow to the receive
-  window (1 MB), pauses spread the queues upstream, and short flows wait behind long ones
-  in the same class. DeTail's own workloads (§8) put queries above background traffic;
-  partition/aggregate here does too (background in class 7), and that is where DeTail
-  does best.
+- **Intervals.** Every number in a ranking table is `value [lo, hi]`, a 95% confidence
+  interval over the cell's seeds (§ How the intervals are made). A scheme whose interval
+  overlaps its tier leader's shares the leader's rank (`1=`): the data do not tell them
+  apart. A verdict is
+  PASS only where it holds at the unfavourable end of its intervals, FAIL only where it
+  fails even at the favourable end, and INCONCLUSIVE otherwise.
+- **DeTail and Priority+PFC.** Their main rows (`detail`, `priority_pfc`) run with the
+  flows marked by size, as an application that knows its request sizes would mark them
+  (`workload.classes_by_size`: flows up to 100 KB in class 0, the rest in class 1;
+  partition/aggregate's queries above its background, as DeTail §8.1.2 runs them); the
+  `-1class` rows are the same switches serving one class (`switch.priorities = false`).
+  In one class a lossless fabric never tells TCP to slow down: windows grow to the
+  receive window (1 MB), pauses spread the queues upstream, and short flows wait behind
+  long ones. The other schemes run as their papers define them: TCP, CUBIC, DCTCP,
+  FastLane and CP with one class for their Poisson flows (their papers' switches serve
+  no priorities); pFabric and Turbo order every packet by its flow's remaining bytes, a
+  finer size classification of their own; Fastpass's arbiter allocates timeslots max-min
+  fairly, whatever a flow's class. In partition/aggregate every scheme's switches see the
+  background flows in class 7, the queries in class 0.
 - **Fastpass's control traffic is in band.** Every endpoint reports to the arbiter every
   10 µs and the arbiter answers every 16 timeslots, through the same switches as the data,
   at the highest priority, with 1% of each link's time set aside for it. All of it crosses
@@ -57,9 +81,9 @@ READING = """## Reading the results
   the busiest port in the verdict's detail); the rest of the fabric stays near empty.
 - **Ties at the floor.** At a low load most short flows meet no queue at all: their p99
   is the ideal FCT, the same for every scheme (a data-mining short flow is usually one
-  packet). The verdicts count such ties as ties.
-- **Small samples.** A quick run has a few hundred short flows a cell; its p99.9 is
-  about the largest of them.
+  packet). The claims count such ties as ties ("no higher than").
+- **p99.9 of small samples.** With a few hundred short flows a cell, p99.9 is close to
+  the largest of them and its interval runs to it; read p99.9 from full mode.
 """
 
 
@@ -109,52 +133,96 @@ def _fmt(v: object) -> str:
     return str(v)
 
 
-def ranking(cells: pd.DataFrame, key: str) -> pd.DataFrame:
-    """One cell's schemes ranked by ``key`` (lower is better); schemes without numbers
-    last, with the reason in `note`."""
+def _family(workload: str) -> str:
+    return workload if workload in ("incast", "partition-aggregate") else "poisson"
+
+
+def rank_key(workload: str) -> str:
+    """The metric a workload's table is ranked by."""
+    return "qct_p99_ms" if _family(workload) != "poisson" else "short_fct_p99_ms"
+
+
+def with_ranks(cells: pd.DataFrame, key: str) -> pd.DataFrame:
+    """One cell's schemes ordered by ``key`` (lower is better) with their `rank`: the best
+    and every scheme whose interval overlaps its share one, then the next tier
+    (`spillway.intervals.tiers`); schemes without numbers last, ranked "—"."""
     ok = cells[cells.status == "ok"].sort_values(key, kind="stable")
-    t = pd.concat([ok, cells[cells.status != "ok"]])
-    t.insert(0, "rank", [str(i + 1) for i in range(len(ok))] + ["—"] * (len(t) - len(ok)))
+    ok.insert(0, "rank", tiers([estimate(r, key) for _, r in ok.iterrows()]))
+    # A tier's members together (one may trail a scheme of the next tier in value).
+    ok = ok.iloc[np.argsort([int(r.rstrip("=")) for r in ok["rank"]], kind="stable")]
+    rest = cells[cells.status != "ok"].copy()
+    rest.insert(0, "rank", "—")
+    return pd.concat([ok, rest])
+
+
+def ranking(cells: pd.DataFrame, key: str, columns: list[str] | None = None) -> pd.DataFrame:
+    """One cell's ranking table: rank, scheme, every metric of ``columns`` (default: the
+    workload's) as `value [lo, hi]`, and a note for a scheme without numbers or with
+    flows unfinished at the limit."""
+    t = with_ranks(cells, key)
+    if columns is None:
+        columns = TABLE_COLUMNS[_family(str(t.workload.iloc[0]))] if "workload" in t else [key]
     notes = []
     for r in t.itertuples():
         n = [] if r.status == "ok" else [r.status]
-        if r.status == "ok" and r.unfinished > 0:
+        if r.status == "ok" and getattr(r, "unfinished", 0) > 0:
             n.append(f"{int(r.unfinished)} flows unfinished at the limit")
         notes.append("; ".join(n))
-    t["note"] = notes
-    cols = ["rank", "scheme", *[c for c in SHOW if c in t.columns], "note"]
-    t = t[cols].rename(columns=SHOW)
-    return pd.DataFrame({c: [_fmt(v) for v in t[c]] for c in t.columns})
+    out = pd.DataFrame({"rank": t["rank"].tolist(), "scheme": t.scheme.tolist()})
+    for c in columns:
+        if c not in t.columns:
+            continue
+        out[SHOW.get(c, c)] = [estimate(r, c).fmt() if c in ESTIMATED else _fmt(r.get(c))
+                               for _, r in t.iterrows()]
+    out["note"] = notes
+    return out
 
 
 def _tables(cells: pd.DataFrame, mode: Mode) -> list[str]:
     parts = []
     for w in mode.workloads:
         parts.append(f"### {w}\n")
-        key = "qct_p99_ms" if w in ("incast", "partition-aggregate") else "short_fct_p99_ms"
+        key = rank_key(w)
         d = cells[cells.workload == w]
         for f in mode.fabrics:
             for (x, n), g in d[d.fabric == f].groupby(["load", "fanin"], dropna=False):
                 where = f"fan-in {n:g}" if w == "incast" else f"load {x:g}"
-                parts.append(f"**{f}, {where}** (ranked by {SHOW[key]})\n\n"
+                samples = _samples_note(g, key)
+                parts.append(f"**{f}, {where}** (ranked by {SHOW[key]}; {samples})\n\n"
                              + markdown_table(ranking(g, key)) + "\n")
     return parts
 
 
-def _verdict_lines(vs: list[Verdict]) -> str:
-    return "\n".join(f"- **{'PASS' if v.holds else 'FAIL'}**: {v.claim} — {v.detail}"
-                     for v in vs)
+def _samples_note(g: pd.DataFrame, key: str) -> str:
+    """How many seeds and samples stand behind a table's ranked metric."""
+    ok = g[g.status == "ok"]
+    if ok.empty:
+        return "no scheme has numbers"
+    what = "queries" if key.startswith("qct") else "short_flows"
+    n = ok[what].astype(float)
+    noun = "rounds" if what == "queries" and (ok.workload == "incast").all() else (
+        "queries" if what == "queries" else "short flows")
+    return (f"{int(ok.seeds.max())} seeds, {int(n.min()):,}-{int(n.max()):,} {noun} a scheme"
+            if n.min() != n.max() else f"{int(ok.seeds.max())} seeds, {int(n.min()):,} "
+            f"{noun} a scheme")
 
 
-def _winners(cells: pd.DataFrame, mode: Mode) -> pd.DataFrame:
+def _winners(cells: pd.DataFrame) -> pd.DataFrame:
+    """Every Poisson cell's schemes tied for first on short-flow p99 (rank 1, alone or
+    with the schemes whose intervals overlap its), the best value and TCP's."""
     rows = []
     for (f, w, x), g in cells[cells.workload.isin(POISSON) & (cells.status == "ok")].groupby(
             ["fabric", "workload", "load"], sort=False):
-        g = g.sort_values("short_fct_p99_ms")
-        tcp = g.set_index("scheme")["short_fct_p99_ms"].get("TCP", np.nan)
-        rows.append({"fabric": f, "workload": w, "load": x, "winner (short p99)": g.scheme.iloc[0],
-                     "p99 ms": g.short_fct_p99_ms.iloc[0], "runner-up": g.scheme.iloc[1]
-                     if len(g) > 1 else "—", "TCP p99 ms": tcp})
+        t = with_ranks(g, "short_fct_p99_ms")
+        first = t[t["rank"].isin(["1", "1="])]
+        tcp = g[g.scheme == "TCP"]
+        rows.append({"fabric": f, "workload": w, "load": x,
+                     "tied for first (short p99)": ", ".join(first.scheme),
+                     "best p99 ms": estimate(first.iloc[0], "short_fct_p99_ms").fmt(),
+                     "next": (t[~t["rank"].isin(["1", "1="])].scheme.iloc[0]
+                              if len(t) > len(first) else "—"),
+                     "TCP p99 ms": (estimate(tcp.iloc[0], "short_fct_p99_ms").fmt()
+                                    if len(tcp) else "—")})
     return pd.DataFrame(rows)
 
 
@@ -239,14 +307,44 @@ def _setup_section(mode: Mode) -> str:
             "generator's draws depend on the seed and the workload alone).\n\n" + wl
             + "\n\nShort flows: at most 100 KB; long flows: over 10 MB (and partition/"
             "aggregate's background flows). Percentiles interpolate linearly between order "
-            "statistics.\n\n## Schemes and their parameters\n\n" + markdown_table(rows)
+            "statistics.\n\n" + _statistics_section(mode) + "\n## Schemes and their "
+            "parameters\n\n" + markdown_table(rows)
             + ("\n\nRegistry schemes not in this run (`spillway compare --schemes` adds "
                "them):\n\n" + left if left else "") + "\n")
 
 
+def _statistics_section(mode: Mode) -> str:
+    seeds = ", ".join(map(str, mode.seeds))
+    return (f"### How the intervals are made\n\nEvery cell runs {len(mode.seeds)} seeds "
+            f"({seeds}); a seed draws the workload (which flows, when, between which hosts) "
+            "and every random stream of its run, and the same seed gives every scheme the "
+            "same flows. Each number is a 95% confidence interval:\n\n"
+            "- **Percentiles and means of flows and queries** (`short p99`, `long mean`, "
+            "`QCT p99`, incast's `Gbit/s`) pool the cell's seeds and take a two-stage "
+            f"bootstrap ({RESAMPLES:,} resamples): the seeds are drawn with replacement, then "
+            "the flows (or queries, or rounds) within each drawn seed, and the interval is "
+            "the 2.5th to 97.5th percentile of the statistic over the resamples. It carries "
+            "both the spread between seeds and the sampling of flows within a run.\n"
+            "- **Per-run quantities** (drops, retransmissions, timeouts, pauses, "
+            "notifications, PACKs, FCP, dead and duplicate bytes, queues, Poisson goodput) "
+            "are means over the seeds with a Student-t interval (counts cut at 0).\n"
+            "- **Ranks**: the best scheme (by value) and every scheme whose interval overlaps "
+            "its interval share its rank (`1=`): the data cannot tell them apart. Of the "
+            "rest, the best leads the next tier in the same way; a tier's rank is one more "
+            "than the schemes ranked above it.\n"
+            "- **Verdicts** are PASS only where the claim holds at the interval's "
+            "unfavourable end, FAIL only where it fails at the favourable end, otherwise "
+            "INCONCLUSIVE; a claim over cells passes only if every cell passes "
+            "(`spillway.reproduce.claim`). Ratios and reductions take the interval ends that "
+            "bound them.\n\n"
+            "The sample behind each table is in its heading; `cells.parquet` has every "
+            "metric's `_lo` and `_hi`, the seeds and the short flows, long flows and queries "
+            "behind them, and `runs.parquet` every seed's own numbers.\n")
+
+
 def _cost(cells: pd.DataFrame) -> pd.DataFrame:
     ok = cells[cells.status == "ok"]
-    t = ok.groupby("scheme", sort=False).agg(runs=("wall_s", "size"), wall_s=("wall_s", "sum"),
+    t = ok.groupby("scheme", sort=False).agg(runs=("seeds", "sum"), wall_s=("wall_s", "sum"),
                                              median_mhops_per_s=("mhops_per_s", "median"))
     return t.reset_index()
 
@@ -254,7 +352,9 @@ def _cost(cells: pd.DataFrame) -> pd.DataFrame:
 def quick_leaves_out() -> str:
     """What quick mode leaves out compared with full mode."""
     q, f = QUICK, FULL
-    return (f"Quick mode runs {len(q.fabrics)} fabrics ({', '.join(q.fabrics)}; full adds "
+    return (f"Quick mode runs {len(q.seeds)} seeds a cell (full: {len(f.seeds)}), so its "
+            "intervals are wider and more schemes share a rank; "
+            f"{len(q.fabrics)} fabrics ({', '.join(q.fabrics)}; full adds "
             f"{', '.join(x for x in f.fabrics if x not in q.fabrics)}), loads "
             f"{', '.join(map(str, q.loads))} (full: {', '.join(map(str, f.loads))}; "
             f"{', '.join(map(str, f.big_loads))} on fat-tree-1024), "
@@ -262,51 +362,59 @@ def quick_leaves_out() -> str:
             f"flows a run (full: {f.flows['websearch']:,} and {f.flows['datamining']:,}), "
             f"fan-ins {', '.join(map(str, q.fanins))} (full: {', '.join(map(str, f.fanins))}), "
             f"{q.incast_rounds} incast rounds (full: {f.incast_rounds}) and "
-            f"{q.pa_queries:,} partition/aggregate queries (full: {f.pa_queries:,}), one seed "
-            "as full. With a few hundred short flows a cell, p99.9 is close to the largest "
-            "sample and p99 to the few largest: rankings between close schemes can swap.")
+            f"{q.pa_queries:,} partition/aggregate queries (full: {f.pa_queries:,}). With a "
+            "few hundred short flows a cell, p99.9 is close to the largest sample.")
 
 
 def write_report(out: Path, mode: Mode, quick: bool, sim_s: float, t0: float,
                  runs: tuple[int, int] = (0, 0)) -> Path:
     """Analyses the sweeps under ``out/data`` and writes ``out/report.md``; ``runs``: how
     many runs this invocation simulated and how many it found done already."""
-    print("[report] tables, figures, verdicts", file=sys.stderr, flush=True)
-    cells = complete(collect(out / "data", list(mode.fabrics), list(FAMILIES)), mode)
+    print("[report] intervals, tables, figures, verdicts", file=sys.stderr, flush=True)
+    found, per_run = collect(out / "data", list(mode.fabrics), list(FAMILIES))
+    cells = complete(found, mode)
+    per_run = per_run[per_run.scheme.isin(mode.schemes)] if len(per_run) else per_run
+    keys = ["fabric", "workload", "load", "fanin", "scheme"]
     det = [c for c in cells.columns if c not in COST]
     cells[det].to_parquet(out / "cells.parquet", index=False)
-    cells[["fabric", "workload", "load", "fanin", "scheme", *COST]].to_parquet(
-        out / "cost.parquet", index=False)
+    cells[[*keys, *COST]].to_parquet(out / "cost.parquet", index=False)
     cells.to_csv(out / "cells.csv", index=False)
-    sanity = claims.sanity(cells)
-    heads = claims.headline_claims(cells)
-    pd.DataFrame([{"claim": v.claim, "holds": v.holds, "detail": v.detail} for v in sanity]
-                 ).to_parquet(out / "verdicts.parquet", index=False)
+    if len(per_run):
+        (per_run.drop(columns=[*COST, "hash"]).sort_values([*keys, "seed"], kind="stable")
+         .to_parquet(out / "runs.parquet", index=False))
+    sanity = claims.sanity(cells, per_run)
+    heads = claims.headline_claims(cells, per_run)
+    claim.table([*sanity, *heads], kind=["sanity"] * len(sanity) + ["headline"] * len(heads)
+                ).to_parquet(out / "verdicts.parquet", index=False)
     figs = _figures(cells, mode, out) + _slowdown_figs(out, mode)
     from spillway.reproduce import showdown
 
     missing = cells[cells.status != "ok"]
     parts = [f"# {showdown.TITLE}\n"]
+    banner = (f"> **Intervals from {len(mode.seeds)} seeds a cell** (95%; § How the intervals "
+              "are made).")
     if quick:
-        parts.append("> **Quick run** (`--quick`). " + quick_leaves_out() + "\n")
+        banner = "> **Quick run** (`--quick`). " + quick_leaves_out()
+    parts.append(banner + "\n")
     parts.append(inspect.cleandoc(showdown.__doc__ or "") + "\n")
     parts.append("## Summary\n\n" + "\n".join(
-        f"- **{'PASS' if v.holds else 'FAIL'}** {v.claim}" for v in sanity)
-        + f"\n\n{len(cells)} cells ({len(mode.schemes)} schemes), {len(cells) - len(missing)} "
-        f"with numbers" + (f", {len(missing)} without (each says why in its table)"
-                           if len(missing) else "") + ".\n\n**Short-flow p99 winners** "
-        "(Poisson workloads):\n\n" + markdown_table(_winners(cells, mode)) + "\n")
+        f"- **{v.verdict.value}** {v.claim}" for v in [*sanity, *heads])
+        + f"\n\n{claim.tally([*sanity, *heads])}. {len(cells)} cells ({len(mode.schemes)} "
+        f"schemes × {len(mode.seeds)} seeds), {len(cells) - len(missing)} with numbers"
+        + (f", {len(missing)} without (each says why in its table)" if len(missing) else "")
+        + ".\n\n**Short-flow p99: every scheme tied for first** (Poisson workloads; tied: "
+        "its interval overlaps the leader's):\n\n"
+        + markdown_table(_winners(cells)) + "\n")
     parts.append(_setup_section(mode))
-    parts.append("## Sanity verdicts\n\nComputed from the data (`verdicts.parquet`).\n\n"
-                 + _verdict_lines(sanity) + "\n")
-    parts.append("## Each paper's headline, off its home turf\n\n" + "\n".join(
-        f"- **{p}** claims {c}. On the common setup: **{'holds' if v.holds else 'does not hold'}"
-        f"** ({v.claim}): {v.detail}." for p, c, v in heads) + "\n")
+    parts.append("## Sanity verdicts\n\nComputed from the data, judged on the intervals "
+                 "(`verdicts.parquet`).\n\n" + claim.markdown(sanity) + "\n")
+    parts.append("## Each paper's headline, off its home turf\n\n" + claim.markdown(heads)
+                 + "\n")
     parts.append(READING)
-    parts.append("## Rankings\n\nEvery scheme in every table; a scheme without numbers in a "
-                 "cell says why in `note`. Columns (all in `cells.parquet`, cost in "
-                 "`cost.parquet`):\n\n" + "\n".join(
-                     f"- `{SHOW[c]}` (`{c}`): {COLUMNS[c]}" for c in SHOW) + "\n")
+    parts.append("## Rankings\n\nEvery scheme in every table, ranked by its interval; a "
+                 "scheme without numbers in a cell says why in `note`. Columns (all in "
+                 "`cells.parquet`, with `_lo` and `_hi`; cost in `cost.parquet`):\n\n"
+                 + "\n".join(f"- `{SHOW[c]}` (`{c}`): {COLUMNS[c]}" for c in SHOW) + "\n")
     parts += _tables(cells, mode)
     parts.append("## Figures\n")
     parts += figs

@@ -10,7 +10,8 @@ from spillway import schemes
 
 # The schemes the issue names, in the order the tables list them (registry names).
 SCHEMES = ("TCP", "CUBIC", "DCTCP", "pFabric", "Turbo-T1", "Turbo-T2", "FL-FH", "FL-PS",
-           "pFabric+FL", "CP", "DCTCP+CP", "detail", "priority_pfc", "Fastpass")
+           "pFabric+FL", "CP", "DCTCP+CP", "detail", "priority_pfc", "detail-1class",
+           "priority_pfc-1class", "Fastpass")
 # Registry schemes the showdown leaves out unless asked for (`spillway compare --schemes`).
 LEFT_OUT = {
     "TCP+SQ": "FastLane's own strawman (§2.2.1, Fig. 2); it needs an ECN marker the common "
@@ -27,6 +28,11 @@ LEFT_OUT = {
 # (pFabric's), and the background flows of partition/aggregate.
 SHORT_BYTES = 100 * 1000
 LONG_BYTES = 10 * 1000 * 1000
+# The schemes that serve priorities get the flows marked by size, as an application that
+# knows its request sizes would mark them (DeTail §8 runs its priorities that way): flows
+# up to SHORT_BYTES in class 0, the rest in class 1. Their `-1class` rows serve one class.
+SIZE_CLASSES = {"workload.classes_by_size": [SHORT_BYTES]}
+CLASSED = ("detail", "priority_pfc")
 
 # Every scheme's TCP minimum RTO where the registry leaves it to the setup: DeTail's
 # (lossless: a timeout can only be spurious) and Fastpass's (packets wait for timeslots in
@@ -90,8 +96,9 @@ def scheme_overrides(name: str, fabric: Fabric) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     if name.startswith("Turbo-"):
         extra = {"switch.buffer": fabric.turbo_buffer, "transport.rto_min": fabric.turbo_rto}
-    elif name in ("detail", "priority_pfc", "baseline", "priority", "fc"):
-        extra = {"transport.rto_min": RTO_LOSSLESS}
+    elif name in ("detail", "priority_pfc", "baseline", "priority", "fc", "detail-1class",
+                  "priority_pfc-1class"):
+        extra = {"transport.rto_min": RTO_LOSSLESS} | (SIZE_CLASSES if name in CLASSED else {})
     elif name == "Fastpass":
         extra = {"fastpass.arbiter": fabric.arbiter, "transport.rto_min": RTO_FASTPASS,
                  "fastpass.arbiter_link_rate": fabric.arbiter_link}
@@ -140,13 +147,22 @@ PARAMETERS = {
     "detail": "Combined input/output-queued switches (iSLIP) with the common 128 KB per "
               "port for egress and ingress, PFC on 8 classes with DeTail §6.1's thresholds "
               "derived for each link, adaptive load balancing (16/64 KB tiers), flows' "
-              "classes served; reorder-tolerant hosts. The common switch's latency: no "
+              "classes served: the flows marked by size (`workload.classes_by_size`: up to "
+              "100 KB in class 0, larger in class 1), as an application that knows its "
+              "request sizes would mark them, and partition/aggregate's background in class "
+              "7 (DeTail §8.1.2); reorder-tolerant hosts. The common switch's latency: no "
               "forwarding delay and an instant crossbar (`switch.forwarding_delay = 0`, "
               "`switch.speedup = off`: DeTail §7.1's 3.1 µs and speedup 4 model its 1 GbE "
               "hardware; the other schemes' switches get neither). RTOmin 10 ms: lossless, "
               "so a timeout can only be spurious (DeTail §6.3 finds 10 ms and more optimal; "
               "§8.1 uses 10 ms without flow control, 50 ms with, at 1 GbE).",
     "priority_pfc": "As detail without adaptive load balancing (ECMP).",
+    "detail-1class": "As detail, its switches serving one class for all traffic "
+                     "(`switch.priorities = false`): no size classes, and "
+                     "partition/aggregate's background in the queries' class. The showdown's "
+                     "DeTail row before size classes, kept to show what they change.",
+    "priority_pfc-1class": "As priority_pfc, serving one class (`switch.priorities = "
+                           "false`).",
     "Fastpass": "The arbiter on the fabric's last host (left out of every scheme's "
                 "workload), on a 40 Gbit/s link (`fastpass.arbiter_link_rate`; 100 Gbit/s on "
                 "the 1024-host fat tree): Fastpass §2 and §8.1 give a large cluster's arbiter "
@@ -192,13 +208,13 @@ class Mode:
 
 
 QUICK = Mode(fabrics=("fat-tree-128", "leaf-spine-144"), loads=(0.2, 0.5, 0.8),
-             flows={"websearch": 300, "datamining": 120}, fanins=(8, 16, 32, 64),
-             incast_rounds=3, pa_queries=600, duration="2s")
+             flows={"websearch": 200, "datamining": 100}, fanins=(8, 16, 32, 64),
+             incast_rounds=3, pa_queries=400, duration="2s", seeds=(1, 2))
 FULL = Mode(fabrics=("fat-tree-128", "leaf-spine-144", "fat-tree-1024"),
             loads=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
             flows={"websearch": 2000, "datamining": 1000}, fanins=(8, 16, 32, 64, 128, 256),
             incast_rounds=10, pa_queries=4000, duration="5s", pa_duration="250ms",
-            big_loads=(0.2, 0.5, 0.8))
+            big_loads=(0.2, 0.5, 0.8), seeds=(1, 2, 3, 4, 5))
 
 POISSON = ("websearch", "datamining")
 INCAST_SIZE = "64KB"
