@@ -5,7 +5,9 @@ Each reproduction module defines ``figures(quick) -> list[Figure]``, or (the sho
 which compares schemes rather than reproducing a paper) ``report(out, quick, workers,
 only, seeds_from) -> Path`` that writes its own report. A figure names its
 sweep (the points), its analysis (a table from the sweep's results), its plot, what the
-paper reports, and a check of whether the paper's direction and rough magnitude hold.
+paper reports, and its claims: each the paper's words and number beside ours with its
+95% interval, judged PASS, FAIL or INCONCLUSIVE by `spillway.reproduce.claim`, the one
+module every reproduction states its claims with.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any
 import pandas as pd
 
 from spillway.errors import UsageError
+from spillway.reproduce import claim as claims_
+from spillway.reproduce.claim import Claim
 from spillway.store import Results
 from spillway.sweep import build_sweep, run_sweep
 
@@ -38,6 +42,9 @@ REPRODUCTIONS = {
 
 @dataclass
 class Verdict:
+    """A claim's verdict before the claim module (being replaced: reproduce() turns one
+    into a `Claim` with `claim.fact`)."""
+
     claim: str
     holds: bool
     detail: str
@@ -51,9 +58,9 @@ class Figure:
     setup: str
     # None: a figure drawn from no simulation (its analysis gets no results).
     sweep: dict[str, Any] | None
-    # (results, figure dir) -> (table, image paths, verdicts)
+    # (results, figure dir) -> (table, image paths, claims)
     analyze: Callable[[Results | None, Path],
-                      tuple[pd.DataFrame, list[Path], list[Verdict]]]
+                      tuple[pd.DataFrame, list[Path], list[Claim | Verdict]]]
     paper: list[str] = field(default_factory=list)
     metrics: list[Callable[..., Any]] = field(default_factory=list)
     notes: str = ""
@@ -115,14 +122,22 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
     parts = [f"# Reproduction: {mod.TITLE}\n"]
     if quick:
         parts.append("> **Quick run** (`--quick`): fewer points, fewer rounds and fewer seeds, "
-                     "so that it finishes in minutes. Curves are coarse; run without `--quick` "
-                     "for the faithful reproduction.\n")
+                     "so that it finishes in minutes. Curves are coarse and intervals wide; "
+                     "run without `--quick` for the faithful reproduction.\n")
+    parts.append(f"> **Claims** are judged on 95% intervals (`{CLAIMS_DOC}`): PASS only "
+                 "where a claim holds at its interval's unfavourable end, FAIL only where it "
+                 "fails even at the favourable end, INCONCLUSIVE otherwise. Percentiles and "
+                 "means of flows, queries and rounds carry a bootstrap interval over them and "
+                 "over the seeds; a per-run number from one run carries none, and says so "
+                 "(`one run`).\n")
     if seeds_from != 1:
         parts.append(f"> **Other draws** (`--seeds-from {seeds_from}`): every figure's seeds "
                      f"are numbered from {seeds_from} instead of 1; the notes' figures were "
                      "measured on the reproduction's own seeds.\n")
     parts.append(inspect.cleandoc(mod.__doc__ or "") + "\n")
     summary_rows = []
+    every: list[Claim] = []
+    figure_of: list[str] = []
     if seeds_from != 1:
         for f in figs:
             if f.sweep is not None:
@@ -131,6 +146,9 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
         print(f"[{fig.id}] {fig.title}", file=sys.stderr, flush=True)
         if fig.sweep is None:
             table, images, verdicts = fig.analyze(None, out)
+            stated = [_as_claim(v) for v in verdicts]
+            every += stated
+            figure_of += [fig.id] * len(stated)
         else:
             data = out / "data" / (fig.data or fig.id)
             # A progress bar on a terminal (points done, ETA), nothing else.
@@ -144,6 +162,9 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
                                  "failed: " + "; ".join(errors["error"]))
             with Results(data) as res:
                 table, images, verdicts = fig.analyze(res, out)
+        stated = [_as_claim(v) for v in verdicts]
+        every += stated
+        figure_of += [fig.id] * len(stated)
         table.to_csv(out / f"{fig.id}.csv", index=False)
         parts.append(f"## {fig.title}\n\n*Source: {fig.source}*\n\n**Setup.** {fig.setup}\n")
         for img in images:
@@ -156,20 +177,29 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
         if fig.paper:
             parts.append("**The paper reports**\n\n" + "\n".join(f"- {p}" for p in fig.paper)
                          + "\n")
-        parts.append("**Does it hold?**\n\n" + "\n".join(
-            f"- {'✅ holds' if v.holds else '❌ does not hold'}: {v.claim} — {v.detail}"
-            for v in verdicts) + "\n")
+        parts.append("**Claims**\n\n" + claims_.markdown(stated) + "\n")
         if fig.notes:
             parts.append(f"**Notes.** {fig.notes}\n")
         if fig.metrics:
             parts.append("**Metric definitions**\n\n" + "\n".join(
                 f"- `{m.__name__}`: {' '.join(inspect.getdoc(m).split())}" for m in fig.metrics)
                 + "\n")
-        summary_rows.append({"figure": fig.title, "claims holding":
-                             f"{sum(v.holds for v in verdicts)}/{len(verdicts)}"})
+        summary_rows.append({"figure": fig.title, "claims": claims_.tally(stated)})
+    claims_.table(every, figure=figure_of).to_parquet(out / "verdicts.parquet", index=False)
     summary = ("## Summary\n\n" + markdown_table(pd.DataFrame(summary_rows))
-               + f"\n\nWall time: {time.perf_counter() - t0:.0f} s.\n")
-    parts.insert(1 + quick + (seeds_from != 1), summary)
+               + f"\n\n{claims_.tally(every)} (every claim with its figure: "
+               "`verdicts.parquet`). Wall time: "
+               f"{time.perf_counter() - t0:.0f} s.\n")
+    parts.insert(2 + quick + (seeds_from != 1), summary)
     report = out / "report.md"
     report.write_text("\n".join(parts))
     return report
+
+
+CLAIMS_DOC = "spillway.reproduce.claim"
+
+
+def _as_claim(v: Claim | Verdict) -> Claim:
+    if isinstance(v, Claim):
+        return v
+    return claims_.fact(v.claim, v.holds, v.detail)
