@@ -9,7 +9,7 @@ use spillway_core::config::Scenario;
 use spillway_core::engine::{Sim, StopReason};
 use spillway_core::output::flows::FlowRecords;
 use spillway_core::packet::wire::wire_bytes;
-use spillway_core::units::{serialization_ps, PS_PER_S};
+use spillway_core::units::{serialization_ps, PS_PER_MS, PS_PER_S};
 
 const LONE_FLOW: &str = r#"
 [topology]
@@ -740,4 +740,68 @@ fn a_flow_refused_by_a_nic_full_of_acks_still_finishes() {
             .zip(&r.flows.size_bytes)
             .all(|(d, s)| d == s));
     }
+}
+
+/// `run.progress_limit` stops a livelock and nothing else: Turbo T1 on pFabric's fabric
+/// with its own 6,200 B buffers and 9.5 us timeout (Turbo §5.2). Every flow that times
+/// out probes once an RTO at its true priority, so n flows send a 64 B frame (84 B with
+/// preamble and gap) every 9.5 us: past n = 9.5 us × 10 Gbit/s / 672 bit = 141 the probes
+/// alone fill the receiver's link, the resends at inflated priority never get through,
+/// and nothing is acknowledged (the showdown's incast at fan-in 256). Below it the same
+/// run finishes, and the check does not end it.
+#[test]
+fn progress_limit_stops_a_livelock_and_nothing_else() {
+    let text = |senders: u32| {
+        format!(
+            r#"
+[topology]
+kind = "pfabric144"
+[switch]
+buffer = "6200B"
+queue = "pfabric"
+ecn = "off"
+[transport]
+kind = "turbo"
+turbo_variant = "t1"
+rto_min = "9.5us"
+[workload]
+kind = "incast"
+senders = {senders}
+size = "64KB"
+jitter = "10us"
+[run]
+duration = "100ms"
+progress_limit = "1ms"
+"#
+        )
+    };
+    let go = |senders: u32| {
+        let sc = Scenario::parse(&text(senders), &[], None).unwrap();
+        let mut sim = Sim::new(&sc).unwrap();
+        while !sim.step(1_000_000) {}
+        // Unfinished flows are recorded at the end, with no FCT (u64::MAX).
+        let finished = sim
+            .take_flows()
+            .fct_ps
+            .iter()
+            .filter(|&&f| f != u64::MAX)
+            .count();
+        (
+            sim.stop_reason(),
+            sim.now(),
+            finished,
+            sim.stop_detail().to_string(),
+        )
+    };
+    let (reason, _, finished, _) = go(96);
+    assert_eq!((reason, finished), (StopReason::AllFlowsDone, 96));
+    let (reason, at, finished, detail) = go(160);
+    assert_eq!(reason, StopReason::NoProgress, "{detail}");
+    assert!(finished < 16, "{finished}");
+    // Between one and two limits after the last byte acknowledged, long before 100 ms.
+    assert!(at < 15 * PS_PER_MS, "{at}");
+    assert!(
+        detail.contains("active flows had no byte acknowledged"),
+        "{detail}"
+    );
 }

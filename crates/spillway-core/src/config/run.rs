@@ -15,6 +15,9 @@ pub struct RunSpec {
     pub queue_samples: Option<Ps>,
     /// `run.flow_throughput_interval`.
     pub flow_throughput: Option<Ps>,
+    /// `run.progress_limit`: stop a run whose active flows have had no byte acknowledged
+    /// for this long (a livelock).
+    pub progress_limit: Option<Ps>,
 }
 
 pub(super) fn read_run(r: &mut Reader) -> Result<RunSpec, ScenarioError> {
@@ -25,11 +28,13 @@ pub(super) fn read_run(r: &mut Reader) -> Result<RunSpec, ScenarioError> {
         timeseries: r.opt_time("run.timeseries_interval")?,
         queue_samples: r.opt_time("run.queue_sample_interval")?,
         flow_throughput: r.opt_time("run.flow_throughput_interval")?,
+        progress_limit: r.opt_time("run.progress_limit")?,
     };
     for (key, every) in [
         ("run.timeseries_interval", run.timeseries),
         ("run.queue_sample_interval", run.queue_samples),
         ("run.flow_throughput_interval", run.flow_throughput),
+        ("run.progress_limit", run.progress_limit),
     ] {
         if every == Some(0) {
             return Err(r.err(key, "must be positive"));

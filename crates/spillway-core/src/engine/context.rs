@@ -23,6 +23,9 @@ pub enum StopReason {
     /// A cycle of ports paused by flow control, which nothing would ever lift
     /// (`switch::deadlock`; `Ctx::stop_detail` names it).
     Deadlock,
+    /// Active flows, and none of their bytes acknowledged for `run.progress_limit`: a
+    /// livelock (`Ctx::stop_detail` says since when).
+    NoProgress,
 }
 
 impl StopReason {
@@ -35,6 +38,7 @@ impl StopReason {
             StopReason::Horizon => "horizon",
             StopReason::Stalled => "stalled",
             StopReason::Deadlock => "deadlock",
+            StopReason::NoProgress => "no_progress",
         }
     }
 }

@@ -50,6 +50,8 @@ pub enum Ev {
     PauseTakes { node: u32, port: u32, pkt: u32 },
     /// With flow control: time to look for a deadlock (a cycle of paused ports).
     DeadlockCheck,
+    /// `run.progress_limit`: time to see whether any byte was acknowledged.
+    ProgressCheck,
     /// A sampler's interval has passed: it samples.
     Sample(Sampled),
     /// `[ping]`: the pinger sends its next request.
@@ -91,7 +93,10 @@ impl Ev {
     /// run going (`Sim::step` drops it when only such events are left).
     #[inline(always)]
     pub fn periodic(&self) -> bool {
-        matches!(self, Ev::DeadlockCheck | Ev::Sample(_) | Ev::Ping)
+        matches!(
+            self,
+            Ev::DeadlockCheck | Ev::ProgressCheck | Ev::Sample(_) | Ev::Ping
+        )
     }
 }
 

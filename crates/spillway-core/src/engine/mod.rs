@@ -78,6 +78,10 @@ pub struct Sim {
     sampling: Sampling,
     /// `[ping]`: the interval between requests.
     ping_every: Option<Ps>,
+    /// `run.progress_limit`, and the bytes acknowledged (offered less outstanding) at
+    /// the last check.
+    progress_limit: Option<Ps>,
+    acked_at_check: u64,
     /// Periodic events queued ([`Ev::periodic`]): when they are all that is left, nothing
     /// else will happen.
     periodic: usize,
@@ -147,6 +151,10 @@ impl Sim {
             cx.push(p.start, Ev::Ping);
             periodic += 1;
         }
+        if let Some(every) = sc.run.progress_limit {
+            cx.push(every, Ev::ProgressCheck);
+            periodic += 1;
+        }
         Ok(Sim {
             cx,
             hosts,
@@ -157,6 +165,8 @@ impl Sim {
             deadlock_after,
             sampling,
             ping_every: sc.ping.map(|p| p.interval),
+            progress_limit: sc.run.progress_limit,
+            acked_at_check: 0,
             periodic,
         })
     }
@@ -291,6 +301,7 @@ impl Sim {
                 }
             }
             Ev::DeadlockCheck => self.check_deadlock(time),
+            Ev::ProgressCheck => self.check_progress(time),
             Ev::Sample(what) => self.sample(what, time),
             Ev::Ping => self.ping(time),
             Ev::FpSlot {
@@ -374,6 +385,26 @@ impl Sim {
             return;
         }
         self.again(now + after, Ev::DeadlockCheck);
+    }
+
+    /// `run.progress_limit`: stops the run when its active flows have had nothing
+    /// acknowledged since the last check, else checks again later. Bytes acknowledged
+    /// only grow: those offered, less those outstanding.
+    #[inline(never)]
+    fn check_progress(&mut self, now: Ps) {
+        let every = self.progress_limit.expect("checks only with a limit");
+        let acked = self.cx.counters.bytes_offered - self.hosts.outstanding_bytes();
+        let active = self.hosts.active_flows();
+        if active > 0 && acked == self.acked_at_check && now >= 2 * every {
+            self.cx.stop_detail = format!(
+                "{active} active flows had no byte acknowledged since {} (run.progress_limit)",
+                crate::units::format_time(now - every)
+            );
+            self.cx.stop = StopReason::NoProgress;
+            return;
+        }
+        self.acked_at_check = acked;
+        self.again(now + every, Ev::ProgressCheck);
     }
 
     /// Start loading what event `ev` will touch first, while the event before it runs:

@@ -81,8 +81,19 @@ def _summaries(res: Results) -> pd.DataFrame:
     rows = []
     for h in pts["hash"]:
         s = json.loads((res.out / "points" / h / "summary.json").read_text())
-        rows.append({"hash": h} | {k: v for k, v in s.items() if isinstance(v, int | float)})
+        rows.append({"hash": h} | {k: v for k, v in s.items() if isinstance(v, int | float)}
+                    | {"stop": _stop(s)})
     return pd.DataFrame(rows)
+
+
+def _stop(summary: dict) -> str:
+    """Why a run stopped, when not because its flows were done: the safety limit
+    (`duration`), a livelock (`no_progress`, since when), a deadlock."""
+    reason = summary.get("stop_reason", "")
+    if reason in ("", "all_flows_done"):
+        return ""
+    detail = summary.get("stop_detail", "")
+    return f"{reason}: {detail}" if detail else reason
 
 
 def _port_stats(res: Results) -> pd.DataFrame:
@@ -159,7 +170,7 @@ def runs(res: Results, fabric: str, family: str) -> pd.DataFrame:
             flows=s["flows_finished"] + s["flows_unfinished"], unfinished=s["flows_unfinished"])
         keep = ["hash", "drops", "retransmits", "timeouts", "pauses", "notifications", "packs",
                 "fcp_pct", "dead_pct", "dup_pct", "goodput_gbps", "flows", "unfinished",
-                "wall_s", "mhops_per_s", "sim_time_ps"]
+                "wall_s", "mhops_per_s", "sim_time_ps", "stop"]
         t = t.merge(s[keep], on="hash", how="left").merge(_port_stats(res), on="hash",
                                                           how="left")
         t["notif_link_pct"] = 100 * t.pop("notif_busy_s") * 1e12 / t.pop("sim_time_ps")
@@ -169,7 +180,8 @@ def runs(res: Results, fabric: str, family: str) -> pd.DataFrame:
     for c in (*PER_RUN, *TOTALS, *COST):
         if c not in t.columns:
             t[c] = np.nan
-    return t[["hash", *KEYS, "seed", "status", *TOTALS, *PER_RUN, *COST]]
+    t["stop"] = t["stop"].fillna("") if "stop" in t.columns else ""
+    return t[["hash", *KEYS, "seed", "status", "stop", *TOTALS, *PER_RUN, *COST]]
 
 
 def _why(status: str, error: object, refused: bool) -> str:
@@ -236,6 +248,10 @@ def cells(res: Results, fabric: str, family: str) -> tuple[pd.DataFrame, pd.Data
             bad.status.iloc[0] if len(bad) == len(g) and bad.status.nunique() == 1
             else f"seed {bad.seed.iloc[0]}: {bad.status.iloc[0]}")
         row["seeds"] = len(g)
+        # How the runs that did not finish their flows stopped (the first, by seed).
+        stops = [f"seed {sd}: {st}" for sd, st in zip(g.seed, g.stop, strict=True) if st]
+        row["stopped"] = (stops[0] + (f" (and {len(stops) - 1} more seeds)" if len(stops) > 1
+                                      else "")) if stops else ""
         row["wall_s"] = g.wall_s.sum(min_count=1)
         row["mhops_per_s"] = g.mhops_per_s.median()
         if bad.empty:
@@ -253,7 +269,7 @@ def cells(res: Results, fabric: str, family: str) -> tuple[pd.DataFrame, pd.Data
                 else:
                     row[c] = e.value
         rows.append(row)
-    cols = ["fabric", "workload", "load", "fanin", "scheme", "status", *SAMPLES,
+    cols = ["fabric", "workload", "load", "fanin", "scheme", "status", "stopped", *SAMPLES,
             *[x for c in COLUMNS if c not in COST
               for x in ((c, f"{c}_lo", f"{c}_hi") if c in ESTIMATED else (c,))], *COST]
     t = pd.DataFrame(rows).reindex(columns=cols)

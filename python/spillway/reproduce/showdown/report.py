@@ -166,7 +166,10 @@ def ranking(cells: pd.DataFrame, key: str, columns: list[str] | None = None) -> 
     for r in t.itertuples():
         n = [] if r.status == "ok" else [r.status]
         if r.status == "ok" and getattr(r, "unfinished", 0) > 0:
-            n.append(f"{int(r.unfinished)} flows unfinished at the limit")
+            stopped = getattr(r, "stopped", "")
+            n.append(f"{int(r.unfinished)} flows unfinished"
+                     + (f" ({stopped})" if isinstance(stopped, str) and stopped
+                        else " at the limit"))
         notes.append("; ".join(n))
     out = pd.DataFrame({"rank": t["rank"].tolist(), "scheme": t.scheme.tolist()})
     for c in columns:

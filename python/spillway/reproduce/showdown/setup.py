@@ -95,7 +95,11 @@ def scheme_overrides(name: str, fabric: Fabric) -> dict[str, Any]:
     (`PARAMETERS` says why)."""
     extra: dict[str, Any] = {}
     if name.startswith("Turbo-"):
-        extra = {"switch.buffer": fabric.turbo_buffer, "transport.rto_min": fabric.turbo_rto}
+        # A run in which nothing is acknowledged for 20 ms (thousands of Turbo's fixed,
+        # unbacked-off timeouts) is livelocked: it stops and says so (T1 at fan-ins past
+        # its probes' limit, § Reading the results).
+        extra = {"switch.buffer": fabric.turbo_buffer, "transport.rto_min": fabric.turbo_rto,
+                 "run.progress_limit": "20ms"}
     elif name in ("detail", "priority_pfc", "baseline", "priority", "fc", "detail-1class",
                   "priority_pfc-1class"):
         extra = {"transport.rto_min": RTO_LOSSLESS} | (SIZE_CLASSES if name in CLASSED else {})
