@@ -171,7 +171,7 @@ def each(claim: str, cases: Sequence[Claim], *, paper: str = "", paper_value: st
     tally = (f"{states.count(Verdict.PASS)} of {len(cases)} cases pass, "
              f"{states.count(Verdict.FAIL)} fail, {states.count(Verdict.INCONCLUSIVE)} "
              "inconclusive")
-    off = [f"{n}: {c.verdict.value.lower()} ({c.ours.fmt() if c.ours is not None else c.why})"
+    off = [f"{n}: {c.verdict.value.lower()} ({_brief(c)})"
            for n, c in zip(names, cases, strict=True) if c.verdict is not Verdict.PASS]
     text = "; ".join(x for x in [why, tally] if x) + (
         "; not passing: " + "; ".join(off[:8]) + (" ..." if len(off) > 8 else "")
@@ -189,12 +189,19 @@ def some(claim: str, cases: Sequence[Claim], *, paper: str = "", paper_value: st
     names = list(label) if label is not None else [c.claim for c in cases]
     states = [c.verdict for c in cases]
     v = _judge(Verdict.PASS in states, any(x is not Verdict.FAIL for x in states))
-    best = [f"{n}: {c.ours.fmt() if c.ours is not None else c.why}"
-            for n, c in zip(names, cases, strict=True) if c.verdict is Verdict.PASS]
+    best = [f"{n}: {_brief(c)}" for n, c in zip(names, cases, strict=True)
+            if c.verdict is Verdict.PASS]
     text = "; ".join(x for x in [why, f"{states.count(Verdict.PASS)} of {len(cases)} cases "
                                       f"pass, {states.count(Verdict.FAIL)} fail"] if x)
     return Claim(claim, v, text + ("; passing: " + "; ".join(best[:4]) if best else ""),
                  paper, paper_value)
+
+
+def _brief(c: Claim, limit: int = 160) -> str:
+    """A case in a few words: its estimate, or the start of its reasons."""
+    if c.ours is not None and c.ours.known:
+        return c.ours.fmt()
+    return c.why if len(c.why) <= limit else c.why[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def most(claim: str, cases: Sequence[Claim], share: float = 0.5, *, paper: str = "",

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from spillway import schemes as registry
 from spillway.errors import UsageError
+from spillway.reproduce.showdown import limits
 from spillway.reproduce.showdown.report import write_report
 from spillway.reproduce.showdown.setup import FABRICS, FULL, QUICK, Mode, sweeps
 from spillway.sweep import build_sweep, run_sweep
@@ -79,12 +80,15 @@ def report(out: str | Path, quick: bool = False, workers: int | None = None,
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     ran = cached = 0
-    for f in mode.fabrics:
-        for fam, sw in sweeps(FABRICS[f], mode, mode.schemes).items():
-            s = build_sweep(sw)
-            print(f"[{f}/{fam}] {len(s.points)} runs", file=sys.stderr, flush=True)
-            r = run_sweep(s, out / "data" / f / fam, workers=workers, backend=backend,
-                          scheduler=scheduler, quiet=True, progress=sys.stderr.isatty())
-            ran, cached = ran + r.ran, cached + r.skipped
+    runs = [(f, fam, sw) for f in mode.fabrics
+            for fam, sw in sweeps(FABRICS[f], mode, mode.schemes).items()]
+    if mode.limits and limits.FABRIC.name in mode.fabrics:
+        runs += [(limits.FABRIC.name, name, sw) for name, sw in limits.sweeps(mode).items()]
+    for f, fam, sw in runs:
+        s = build_sweep(sw)
+        print(f"[{f}/{fam}] {len(s.points)} runs", file=sys.stderr, flush=True)
+        r = run_sweep(s, out / "data" / f / fam, workers=workers, backend=backend,
+                      scheduler=scheduler, quiet=True, progress=sys.stderr.isatty())
+        ran, cached = ran + r.ran, cached + r.skipped
     sim_s = time.perf_counter() - t0
     return write_report(out, mode, quick, sim_s, t0, (ran, cached))

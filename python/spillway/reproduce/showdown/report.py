@@ -14,7 +14,7 @@ import pandas as pd
 from spillway import schemes as registry
 from spillway.intervals import RESAMPLES, tiers
 from spillway.reproduce import claim, markdown_table
-from spillway.reproduce.showdown import claims, figures
+from spillway.reproduce.showdown import claims, figures, limits
 from spillway.reproduce.showdown.metrics import COLUMNS, COST, ESTIMATED, collect, estimate
 from spillway.reproduce.showdown.setup import (
     FABRICS,
@@ -387,8 +387,10 @@ def write_report(out: Path, mode: Mode, quick: bool, sim_s: float, t0: float,
          .to_parquet(out / "runs.parquet", index=False))
     sanity = claims.sanity(cells, per_run)
     heads = claims.headline_claims(cells, per_run)
-    claim.table([*sanity, *heads], kind=["sanity"] * len(sanity) + ["headline"] * len(heads)
-                ).to_parquet(out / "verdicts.parquet", index=False)
+    limits_text, at_scale = limits.section(out / "data") if mode.limits else ("", [])
+    claim.table([*sanity, *heads, *at_scale],
+                kind=["sanity"] * len(sanity) + ["headline"] * len(heads)
+                + ["limits"] * len(at_scale)).to_parquet(out / "verdicts.parquet", index=False)
     figs = _figures(cells, mode, out) + _slowdown_figs(out, mode)
     from spillway.reproduce import showdown
 
@@ -400,9 +402,10 @@ def write_report(out: Path, mode: Mode, quick: bool, sim_s: float, t0: float,
         banner = "> **Quick run** (`--quick`). " + quick_leaves_out()
     parts.append(banner + "\n")
     parts.append(inspect.cleandoc(showdown.__doc__ or "") + "\n")
+    every = [*sanity, *heads, *at_scale]
     parts.append("## Summary\n\n" + "\n".join(
-        f"- **{v.verdict.value}** {v.claim}" for v in [*sanity, *heads])
-        + f"\n\n{claim.tally([*sanity, *heads])}. {len(cells)} cells ({len(mode.schemes)} "
+        f"- **{v.verdict.value}** {v.claim}" for v in every)
+        + f"\n\n{claim.tally(every)}. {len(cells)} cells ({len(mode.schemes)} "
         f"schemes × {len(mode.seeds)} seeds), {len(cells) - len(missing)} with numbers"
         + (f", {len(missing)} without (each says why in its table)" if len(missing) else "")
         + ".\n\n**Short-flow p99: every scheme tied for first** (Poisson workloads; tied: "
@@ -413,6 +416,8 @@ def write_report(out: Path, mode: Mode, quick: bool, sim_s: float, t0: float,
                  "(`verdicts.parquet`).\n\n" + claim.markdown(sanity) + "\n")
     parts.append("## Each paper's headline, off its home turf\n\n" + claim.markdown(heads)
                  + "\n")
+    if limits_text:
+        parts.append(limits_text)
     parts.append(READING)
     parts.append("## Rankings\n\nEvery scheme in every table, ranked by its interval; a "
                  "scheme without numbers in a cell says why in `note`. Columns (all in "

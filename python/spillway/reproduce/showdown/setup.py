@@ -206,6 +206,8 @@ class Mode:
     # The loads of the fabrics over 512 hosts (a run there costs 1.6-1.8 times as much);
     # empty: `loads`.
     big_loads: tuple[float, ...] = ()
+    # The experiments behind § Limits at scale (showdown/limits.py), on leaf-spine-144.
+    limits: bool = False
 
     def loads_for(self, fabric: Fabric) -> tuple[float, ...]:
         return self.big_loads if fabric.hosts > 512 and self.big_loads else self.loads
@@ -218,7 +220,7 @@ FULL = Mode(fabrics=("fat-tree-128", "leaf-spine-144", "fat-tree-1024"),
             loads=(0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
             flows={"websearch": 2000, "datamining": 1000}, fanins=(8, 16, 32, 64, 128, 256),
             incast_rounds=10, pa_queries=4000, duration="5s", pa_duration="250ms",
-            big_loads=(0.2, 0.5, 0.8), seeds=(1, 2, 3, 4, 5))
+            big_loads=(0.2, 0.5, 0.8), seeds=(1, 2, 3, 4, 5), limits=True)
 
 POISSON = ("websearch", "datamining")
 INCAST_SIZE = "64KB"
