@@ -387,10 +387,12 @@ def write_report(out: Path, mode: Mode, quick: bool, sim_s: float, t0: float,
          .to_parquet(out / "runs.parquet", index=False))
     sanity = claims.sanity(cells, per_run)
     heads = claims.headline_claims(cells, per_run)
+    classes_table, classed = claims.size_classes(cells)
     limits_text, at_scale = limits.section(out / "data") if mode.limits else ("", [])
-    claim.table([*sanity, *heads, *at_scale],
+    claim.table([*sanity, *heads, *classed, *at_scale],
                 kind=["sanity"] * len(sanity) + ["headline"] * len(heads)
-                + ["limits"] * len(at_scale)).to_parquet(out / "verdicts.parquet", index=False)
+                + ["classes"] * len(classed) + ["limits"] * len(at_scale)
+                ).to_parquet(out / "verdicts.parquet", index=False)
     figs = _figures(cells, mode, out) + _slowdown_figs(out, mode)
     from spillway.reproduce import showdown
 
@@ -402,7 +404,7 @@ def write_report(out: Path, mode: Mode, quick: bool, sim_s: float, t0: float,
         banner = "> **Quick run** (`--quick`). " + quick_leaves_out()
     parts.append(banner + "\n")
     parts.append(inspect.cleandoc(showdown.__doc__ or "") + "\n")
-    every = [*sanity, *heads, *at_scale]
+    every = [*sanity, *heads, *classed, *at_scale]
     parts.append("## Summary\n\n" + "\n".join(
         f"- **{v.verdict.value}** {v.claim}" for v in every)
         + f"\n\n{claim.tally(every)}. {len(cells)} cells ({len(mode.schemes)} "
@@ -416,6 +418,13 @@ def write_report(out: Path, mode: Mode, quick: bool, sim_s: float, t0: float,
                  "(`verdicts.parquet`).\n\n" + claim.markdown(sanity) + "\n")
     parts.append("## Each paper's headline, off its home turf\n\n" + claim.markdown(heads)
                  + "\n")
+    if len(classes_table):
+        parts.append("## DeTail and Priority+PFC with size classes, and with one class\n\n"
+                     "Their main rows mark flows by size (`workload.classes_by_size`: up to "
+                     "100 KB in class 0, the rest in class 1), as an application that knows its "
+                     "request sizes would; the `-1class` rows are the same switches serving one "
+                     "class. Short-flow p99 FCT (ms) in every Poisson cell:\n\n"
+                     + markdown_table(classes_table) + "\n\n" + claim.markdown(classed) + "\n")
     if limits_text:
         parts.append(limits_text)
     parts.append(READING)
