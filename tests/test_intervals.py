@@ -241,3 +241,9 @@ def test_no_more_and_some():
     assert claim.some("any", [f, p]).verdict is Verdict.PASS
     assert claim.some("any", [f, i]).verdict is Verdict.INCONCLUSIVE
     assert claim.some("any", [f, f]).verdict is Verdict.FAIL
+
+
+def test_a_comparison_names_both_sides_in_a_claim_over_cases():
+    a, b = Estimate(3.0, 2.5, 3.5), Estimate(1.0, 0.8, 1.2)
+    c = claim.each("all", [claim.below("cell x", a, b)])
+    assert c.verdict is Verdict.FAIL and "cell x: fail (3 [2.5, 3.5] vs 1 [0.8, 1.2])" in c.why

@@ -165,7 +165,7 @@ def test_verdict_functions_on_known_numbers():
                   "scheme": s, "status": "ok", "short_fct_p99_ms": v}
                  for s, v in (("TCP", tcp), ("pFabric", pf))]
     v = beats_tcp(pd.DataFrame(rows), "pFabric")
-    assert v.verdict.value == "FAIL" and "f websearch 0.8: fail (3 [3, 3])" in v.why
+    assert v.verdict.value == "FAIL" and "f websearch 0.8: fail (3 [3, 3] vs 2 [2, 2])" in v.why
     inc = pd.DataFrame([{"fabric": "f", "workload": "incast", "load": np.nan, "fanin": n,
                          "scheme": s, "status": "ok", "timeouts": t}
                         for n, s, t in ((8, "TCP", 0), (8, "CP", 0), (64, "TCP", 9),

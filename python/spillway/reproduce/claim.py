@@ -49,6 +49,8 @@ class Claim:
     paper: str = ""
     paper_value: str = ""
     ours: Estimate | None = None
+    # What ``ours`` is compared with, for a comparison (`below`, `no_more`).
+    versus: Estimate | None = None
 
     @property
     def holds(self) -> bool:
@@ -117,7 +119,7 @@ def below(claim: str, a: Estimate, b: Estimate, *, paper: str = "", paper_value:
     if not (a.known and b.known):
         return _missing(claim, a, paper, paper_value, why)
     v = _judge(a.hi < b.lo, a.lo < b.hi)
-    return Claim(claim, v, why or f"{a.fmt()} against {b.fmt()}", paper, paper_value, a)
+    return Claim(claim, v, why or f"{a.fmt()} against {b.fmt()}", paper, paper_value, a, b)
 
 
 def no_more(claim: str, a: Estimate, b: Estimate, *, paper: str = "", paper_value: str = "",
@@ -127,7 +129,7 @@ def no_more(claim: str, a: Estimate, b: Estimate, *, paper: str = "", paper_valu
     if not (a.known and b.known):
         return _missing(claim, a, paper, paper_value, why)
     v = _judge(a.hi <= b.lo, a.lo <= b.hi)
-    return Claim(claim, v, why or f"{a.fmt()} against {b.fmt()}", paper, paper_value, a)
+    return Claim(claim, v, why or f"{a.fmt()} against {b.fmt()}", paper, paper_value, a, b)
 
 
 def fact(claim: str, holds: bool, why: str, *, paper: str = "", paper_value: str = "",
@@ -200,7 +202,8 @@ def some(claim: str, cases: Sequence[Claim], *, paper: str = "", paper_value: st
 def _brief(c: Claim, limit: int = 160) -> str:
     """A case in a few words: its estimate, or the start of its reasons."""
     if c.ours is not None and c.ours.known:
-        return c.ours.fmt()
+        versus = c.versus.fmt() if c.versus is not None and c.versus.known else ""
+        return c.ours.fmt() + (f" vs {versus}" if versus else "")
     return c.why if len(c.why) <= limit else c.why[:limit].rsplit(" ", 1)[0] + " …"
 
 
