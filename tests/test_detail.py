@@ -10,6 +10,8 @@ import tomllib
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
+from spillway.reproduce.claim import Verdict
+from spillway.reproduce.detail import microbenchmarks as mb
 
 SPILLWAY = [sys.executable, "-m", "spillway"]
 
@@ -62,6 +64,15 @@ def test_reproduce_detail_steady_figures(tmp_path):
     assert cdf.loc["Baseline", "p99_ms"] == by.loc[("Baseline", 2000, 8), "p99_ms"]
     report = (out / "report.md").read_text()
     assert "DeTail Fig. 8" in report and "DeTail Fig. 7" in report
+    # Every claim in three states, one bullet each.
+    v = pd.read_parquet(out / "verdicts.parquet")
+    assert set(v.verdict) <= {"PASS", "FAIL", "INCONCLUSIVE"}
+    assert len(v) == sum(line.startswith("- **") for line in report.splitlines())
+    assert (v[v.interval == "bootstrap"].samples > 0).all()
+    # DeTail's cut of Baseline's p99 (a fifth to nine tenths in every cell of the quick
+    # run) holds at every cell's unfavourable end.
+    below = v[v.claim.str.startswith("DeTail's 99th percentile is below Baseline's at every")]
+    assert below.verdict.tolist() == ["PASS"]
     assert (out / "detail_fig8_steady_8kb.png").exists()
     assert (out / "detail_fig7_steady_cdf.png").exists()
 
@@ -97,6 +108,13 @@ def test_reproduce_detail_prioritized_figure(tmp_path):
         assert row["queries"] == len(g)
         assert abs(row["p99_ms"] - np.percentile(g, 99) / 1e9) < 1e-9
     assert (out / "detail_fig10_prioritized_high.png").exists()
+    # DeTail's high class is far below Priority's (74-87% less in the quick run): PASS;
+    # "Priority below Baseline" for every size is close at 32 KB (34.5 vs 33.4 ms) and
+    # may be INCONCLUSIVE, but the verdicts are in three states and one bullet each.
+    v = pd.read_parquet(out / "verdicts.parquet")
+    assert set(v.verdict) <= {"PASS", "FAIL", "INCONCLUSIVE"} and len(v) == 5
+    hi = v[v.claim.str.startswith("DeTail's high-priority 99th percentile is below")]
+    assert hi.verdict.tolist() == ["PASS"]
 
 
 def _ms(t: str) -> float:
@@ -163,3 +181,39 @@ def test_fc_is_lossless_under_a_burst(root, tmp_path):
     assert r.returncode == 0, r.stderr
     s = json.loads((out / "summary.json").read_text())
     assert s["drops"] == 0
+
+
+def _queries(ratio_2kb: float, spread: float) -> pd.DataFrame:
+    """Hand-built queries of a steady sweep (two rates, three sizes, one seed): Baseline's
+    completion times exponential with mean 1 ms; DeTail's ``ratio_2kb`` times Baseline's at
+    the top rate for 2 KB queries (each query drawn within ``spread`` of it), a third of
+    them elsewhere; FC's nine tenths."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for x in (500, 2500):
+        for size in (2, 8, 32):
+            base = rng.exponential(1e9, 3000)
+            k = ratio_2kb if (x, size) == (2500, 2) else 1 / 3
+            for env, f in (("Baseline", 1.0), ("FC", 0.9), ("DeTail", k)):
+                t = base * f * rng.uniform(1 - spread, 1 + spread, len(base))
+                rows += [{"x": x, "size_kb": size, "env": env, "seed": 1, "qct_ps": v}
+                         for v in t]
+    return pd.DataFrame(rows)
+
+
+def test_fig8_claims_follow_their_intervals():
+    """Fig. 8's "2 KB queries at the top rate at least 50% below Baseline's", judged on
+    the bootstrap interval of the reduction: a cut of 70% PASSes, one of 20% FAILs, one of
+    50% with widely spread queries is INCONCLUSIVE."""
+    def claim_2kb(ratio, spread):
+        c = mb.fig8_claims(mb.Cells(_queries(ratio, spread), "test", "{:g}/s"))
+        return {x.claim.split(":")[0]: x for x in c}
+
+    assert claim_2kb(0.3, 0.05)["2 KB queries at 2500 queries/s"].verdict is Verdict.PASS
+    assert claim_2kb(0.8, 0.05)["2 KB queries at 2500 queries/s"].verdict is Verdict.FAIL
+    c = claim_2kb(0.5, 0.9)["2 KB queries at 2500 queries/s"]
+    assert c.verdict is Verdict.INCONCLUSIVE and c.ours.lo < 0.5 < c.ours.hi
+    # DeTail's p99 below Baseline's in every cell: a third of it, clearly below.
+    every = claim_2kb(0.3, 0.05)
+    assert every["DeTail's 99th percentile is below Baseline's at every rate, for every "
+                 "query size"].verdict is Verdict.PASS

@@ -11,7 +11,11 @@ import pyarrow.parquet as pq
 import pytest
 from spillway import _core
 from spillway.errors import ScenarioError
+from spillway.intervals import Estimate
 from spillway.reproduce import fastpass
+from spillway.reproduce.claim import Verdict
+from spillway.reproduce.fastpass import control, queues
+from spillway.reproduce.fastpass.common import one_run, times
 from spillway.sweep import build_sweep
 
 MS = 10**9  # ps
@@ -157,6 +161,74 @@ def test_examples_are_the_reproductions_exp_a_scenarios(root):
         assert ours == theirs, name
 
 
+# ------------------------------------------------------------------ claims
+
+def test_times_is_unbounded_over_nothing_and_one_run_over_one_run():
+    # An empty median queue: infinitely shorter, at either end.
+    r = times(Estimate(10, 8, 12), Estimate(0, 0, 0))
+    assert r.value == r.lo == r.hi == float("inf")
+    # Where the denominator's interval reaches 0, only the top is unbounded.
+    r = times(Estimate(10, 8, 12), Estimate(1, 0, 2))
+    assert (r.value, r.lo, r.hi, r.method) == (10, 4, float("inf"), "derived")
+    o = times(one_run(6.0), one_run(2.0))
+    assert (o.value, o.lo, o.hi, o.method) == (3.0, 3.0, 3.0, "one run")
+    assert not times(Estimate.missing(), one_run(1.0)).known
+
+
+def _exp_a_table(fp_p50_kb: float) -> pd.DataFrame:
+    rows = []
+    for run in fastpass.AB_RUNS:
+        fp = run.startswith("Fastpass")
+        rows.append({"run": run, "p50_kb": fp_p50_kb if fp else 5000.0, "p90_kb": 5300.0,
+                     "p99_kb": 5340.0, "p999_kb": 2.0 if fp else 5344.0,
+                     "steady_goodput_gbps": 9.39 if fp else 9.54, "goodput_gbps": 9.4,
+                     "timeouts": 1, "drops": 10})
+    return pd.DataFrame(rows).set_index("run")
+
+
+def test_exp_a_b_claims_follow_their_numbers():
+    """Exp A's numbers are one run's: a plain comparison, PASS or FAIL, never
+    INCONCLUSIVE. Exp B's medians are bootstrapped over the pings: a ratio whose interval
+    straddles the paper's 5× is INCONCLUSIVE, one clearly above PASS, below FAIL."""
+    ok = queues.queue_claims(_exp_a_table(100.0), 50)
+    assert ok[0].claim.startswith("Fastpass: median queue") and ok[0].verdict is Verdict.PASS
+    assert "(one run)" in ok[0].line()
+    bad = queues.queue_claims(_exp_a_table(300.0), 50)  # 16.7×, under 20×
+    assert bad[0].verdict is Verdict.FAIL
+    assert {c.verdict for c in ok + bad} <= {Verdict.PASS, Verdict.FAIL}
+    rng = np.random.default_rng(1)
+    base = rng.uniform(3.5, 4.5, 400)
+
+    def verdict(fp_ms: float) -> Verdict:
+        samples = {run: (rng.uniform(0.9, 1.1, 400) * fp_ms if run.startswith("Fastpass")
+                         else base) for run in fastpass.AB_RUNS}
+        t = pd.DataFrame([{"run": run} | {f"{p}_ms": float(np.median(x)) for p in
+                                          fastpass.PCTS} for run, x in samples.items()])
+        return queues.ping_claims(t, samples)[0].verdict
+
+    assert verdict(0.4) is Verdict.PASS  # 10×
+    assert verdict(0.8) is Verdict.INCONCLUSIVE  # 5×, the bound inside the interval
+    assert verdict(1.6) is Verdict.FAIL  # 2.5×
+
+
+def test_appendix_claims_use_the_batch_means_interval():
+    row = {"endpoints": 16, "speedup": 2, "after_service": 0.0, "lindley_mean": 0.0,
+           "eq3_lower": 1.0, "throughput": 0.3}
+    t = pd.DataFrame([row | {"load": 0.3, "mean_queue": 4.6, "stderr": 0.1, "eq4_upper": 4.53},
+                      row | {"load": 0.9, "mean_queue": 19.0, "stderr": 0.5, "eq4_upper": 141.0},
+                      row | {"load": 0.3, "speedup": 1, "mean_queue": 7.0, "stderr": 0.1,
+                             "eq4_upper": 4.53, "eq3_lower": 3.4}])
+    e = control.mean_queue(t.iloc[0])
+    assert e.lo == pytest.approx(4.6 - 2.093 * 0.1) and e.hi == pytest.approx(4.6 + 2.093 * 0.1)
+    v = {c.claim.split(":")[0]: c.verdict for c in control.appendix_claims(t)}
+    assert v["speedup 2 meets eq. (4) at ρ ≥ 0.6"] is Verdict.PASS
+    # 4.6 ± 0.21 straddles 4.53: the theorem at ρ = 0.3 is neither kept nor broken.
+    assert v["Theorem 1 as stated"] is Verdict.INCONCLUSIVE
+    t.loc[0, "mean_queue"] = 5.0
+    v = {c.claim.split(":")[0]: c.verdict for c in control.appendix_claims(t)}
+    assert v["Theorem 1 as stated"] is Verdict.FAIL
+
+
 # ------------------------------------------------------------ tiny reproduction
 
 @pytest.fixture(scope="module")
@@ -188,8 +260,10 @@ def test_tiny_reproduction_writes_every_figure_and_claim(tiny_report):
                   "Appendix"):
         assert f"Fastpass {title}" in text or f"Fastpass §5.1: {title}" in text, title
     assert "Exp D" in text and "Exp H" in text and "spillway bench arbiter" in text
-    verdicts = [line for line in text.splitlines() if line.startswith(("- ✅", "- ❌"))]
+    verdicts = [line for line in text.splitlines() if line.startswith("- **")]
     assert len(verdicts) >= 30
+    v = pd.read_parquet(out / "verdicts.parquet")
+    assert set(v.verdict) <= {"PASS", "FAIL", "INCONCLUSIVE"} and len(v) == len(verdicts)
     for png in ("fastpass_expA_queues", "fastpass_expB_ping", "fastpass_expC_fairness",
                 "fastpass_expE_overhead", "fastpass_expE_loss", "fastpass_failover",
                 "fastpass_appendix_n8"):
@@ -199,7 +273,7 @@ def test_tiny_reproduction_writes_every_figure_and_claim(tiny_report):
     for claim in ("Fastpass: median queue at least 20×", "Fastpass: median ping RTT",
                   "10% of FCP messages lost", "30% of FCP messages lost",
                   "the secondary takes over once", "speedup 1 stays above eq. (3)"):
-        assert any(claim in v and v.startswith("- ✅") for v in verdicts), claim
+        assert any(claim in v and v.startswith("- **PASS**") for v in verdicts), claim
 
 
 def test_tiny_exp_a_b_tables_match_the_runs_files(tiny_report):

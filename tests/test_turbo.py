@@ -9,6 +9,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from spillway.reproduce import turbo
+from spillway.reproduce.claim import Verdict
 
 TINY = turbo.Mode(loads=(0.5, 0.8), starvation_loads=(0.6, 0.7, 0.8),
                   flows={"websearch": 150, "aditya": 400, "datamining": 40})
@@ -56,6 +57,38 @@ def test_outstanding_growth_tells_growth_from_a_level():
     assert turbo.halves_gap(pd.Series([1.0, 1.0, 3.0, 3.0])) == pytest.approx(1.0)
 
 
+def _flows(drops_short: float, drops_long: float, noise: float, seed: int = 3) -> pd.DataFrame:
+    """Hand-built pFabric flows at 0.8 load: 400 short flows (3 packets) and 40 long ones
+    (6,000 packets) of each workload, drops drawn around the given per-packet rates."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for w in ("websearch", "aditya"):
+        for group, packets, n, rate in (("1–5", 3, 400, drops_short),
+                                        (">5,000", 6000, 40, drops_long)):
+            d = rng.poisson(packets * rate * rng.uniform(1 - noise, 1 + noise, n))
+            rows += [{"scheme": "pFabric", "cdf": w, "load": 0.8, "seed": 1, "size_group": group,
+                      "packets": float(packets), "drops": float(x)} for x in d]
+    return pd.DataFrame(rows)
+
+
+def test_drop_claims_follow_their_intervals():
+    """Figs. 2-3's drop rates are bootstrapped over the flows: far apart they PASS or
+    FAIL, with intervals that straddle the bound INCONCLUSIVE."""
+    def verdicts(short, long, noise):
+        return [c.verdict for c in turbo.drop_claims(_flows(short, long, noise), "2")]
+
+    # No short-flow drops, 460 per long-flow packet: both hold at the interval's bad end.
+    assert verdicts(0.0, 460.0, 0.05) == [Verdict.PASS] * 3
+    # 10× the short flows' 5% is above the long flows' 10%: fails at either end; 0.1% is
+    # far below 45,000%.
+    assert verdicts(0.05, 0.10, 0.05) == [Verdict.FAIL] * 3
+    # 450 drops per packet exactly, the long flows' drops spread widely: 45,000% inside
+    # the interval.
+    c = turbo.drop_claims(_flows(0.0, 450.0, 0.9), "2")[0]
+    assert c.verdict is Verdict.INCONCLUSIVE and c.ours.lo < 45_000 < c.ours.hi
+    assert "bootstrap over 40 samples of one run" in c.line()
+
+
 @pytest.fixture(scope="module")
 def tiny_report(tmp_path_factory, monkeypatch_module):
     from spillway.reproduce import reproduce
@@ -82,9 +115,14 @@ def test_tiny_reproduction_writes_every_figure_and_claim(tiny_report):
     for fig in ("Fig. 1", "Fig. 2", "Fig. 3", "Figs. 4-6", "Fig. 7", "Fig. 12", "Fig. 13"):
         assert f"Turbo {fig}" in text, fig
     # Every claim has a verdict, and the summary counts them.
-    verdicts = [line for line in text.splitlines() if line.startswith("- ✅") or
-                line.startswith("- ❌")]
+    verdicts = [line for line in text.splitlines() if line.startswith("- **")]
     assert len(verdicts) >= 20
+    v = pd.read_parquet(out / "verdicts.parquet")
+    assert len(v) == len(verdicts) and set(v.verdict) <= {"PASS", "FAIL", "INCONCLUSIVE"}
+    # Fig. 1's claims are closed forms of the CDFs: facts, never INCONCLUSIVE.
+    fig1 = v[v.figure == "turbo_fig1_cdfs"]
+    assert len(fig1) == 4 and set(fig1.verdict) <= {"PASS", "FAIL"}
+    assert (fig1.interval == "exact").all()
     for png in ("turbo_fig1a_flows", "turbo_fig1b_bytes", "turbo_fig2_websearch",
                 "turbo_fig3_aditya", "turbo_fig4_outstanding", "turbo_fig5_outstanding",
                 "turbo_fig6_outstanding", "turbo_fig7_slowdown", "turbo_fig12_fct_websearch",

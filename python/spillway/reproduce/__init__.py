@@ -146,9 +146,6 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
         print(f"[{fig.id}] {fig.title}", file=sys.stderr, flush=True)
         if fig.sweep is None:
             table, images, verdicts = fig.analyze(None, out)
-            stated = [_as_claim(v) for v in verdicts]
-            every += stated
-            figure_of += [fig.id] * len(stated)
         else:
             data = out / "data" / (fig.data or fig.id)
             # A progress bar on a terminal (points done, ETA), nothing else.

@@ -20,6 +20,12 @@ A run offers `workload.max_flows` flows and lasts until every one has finished (
 limit): FCTs are never cut off, and the outstanding-byte series (`timeseries.parquet`,
 every 100 µs) covers the arrivals and the drain after them. The paper ran 200,000 flows a
 point (1 million for Figs. 4-5); the counts here are in each figure's setup.
+
+Claims: a mean or a drop rate over flows carries a bootstrap interval over the flows (one
+seed: the second stage alone), the draws keyed by the figure and the cell (workload,
+load, size group), so that the schemes of a cell are resampled alike; a run's own number
+(dead and duplicate %, the backlog's share, whether the outstanding bytes grow) is the
+one run's, and says so. Fig. 1's are closed forms of the CDFs (facts).
 """
 
 from __future__ import annotations
@@ -35,7 +41,9 @@ import pandas as pd
 import spillway
 from spillway import plots, schemes
 from spillway.analysis import mean_slowdown
-from spillway.reproduce import Figure, Verdict
+from spillway.intervals import Estimate, Resamples, over_seeds
+from spillway.reproduce import Figure, claim
+from spillway.reproduce.claim import Claim
 from spillway.store import Results
 
 TITLE = "Turbo: starvation under pFabric and Turbo's design options (Turbo §2.1.3, §3, §5)"
@@ -161,9 +169,14 @@ def byte_cdf_at(name: str, size_bytes: float) -> float:
     return part / total
 
 
+FIG1_PAPER = ("§2.1.3: '80% of the flows in the Aditya workload are smaller than 6 packets "
+              "(~9 KB), whereas most of the bytes lie in the long flows, e.g., 90% of the "
+              "bytes are attributed to the 10% longest flows'")
+
+
 def _fig1() -> Figure:
     def analyze(res: Results | None, out: Path) -> tuple[pd.DataFrame, list[Path],
-                                                         list[Verdict]]:
+                                                         list[Claim]]:
         pk = np.unique(np.round(np.logspace(0, np.log10(666_667), 400)))
         curves = pd.DataFrame([{"workload": NAMES[w], "packets": p,
                                 "flows": cdf_at(w, p * MSS), "bytes": byte_cdf_at(w, p * MSS)}
@@ -182,14 +195,19 @@ def _fig1() -> Figure:
             "bytes_in_longest_10pct": byte_share_of_longest(w, 0.10)} for w in WORKLOADS])
         t = table.set_index("workload")
         under6, p80 = t.loc["aditya", "flows_under_6_packets"], t.loc["aditya", "p80_packets"]
-        v = [Verdict("80% of Aditya's flows are smaller than 6 packets (~9 KB) (within one "
-                     "packet: the 80th percentile at most 7 packets)", p80 <= 7,
-                     f"{under6:.1%} of Aditya's flows are under 6 packets (8,760 B); its "
-                     f"80th percentile is {p80:.1f} packets ({p80 * MSS / 1e3:.1f} KB)")]
+        # Closed forms of the CDFs: no sampling, so facts.
+        v = [claim.fact("80% of Aditya's flows are smaller than 6 packets (~9 KB), within one "
+                        "packet: the 80th percentile at most 7 packets", bool(p80 <= 7),
+                        f"{under6:.1%} of Aditya's flows are under 6 packets (8,760 B); its "
+                        f"80th percentile is {p80:.1f} packets ({p80 * MSS / 1e3:.1f} KB)",
+                        paper=FIG1_PAPER, paper_value="80% under 6 packets",
+                        ours=Estimate.exact(p80))]
         for w in WORKLOADS:
             s = t.loc[w, "bytes_in_longest_10pct"]
-            v.append(Verdict(f"{NAMES[w]}: 90% of the bytes are in the 10% longest flows "
-                             "(at least 85%)", s >= 0.85, f"{s:.1%}"))
+            v.append(claim.fact(f"{NAMES[w]}: 90% of the bytes are in the 10% longest flows "
+                                "(at least 85%)", bool(s >= 0.85), f"{s:.1%}",
+                                paper=FIG1_PAPER, paper_value="90% ('e.g.')",
+                                ours=Estimate.exact(s)))
         return table, imgs, v
 
     return Figure(
@@ -275,16 +293,17 @@ def outstanding_growth(ts: pd.DataFrame, last_start_ps: int, offered_bytes: floa
 def growth_table(res: Results) -> pd.DataFrame:
     """`outstanding_growth` for every run, with its peak outstanding bytes (GB)."""
     ts = res.sql("SELECT hash, time_ps, outstanding_bytes FROM timeseries")
-    fl = res.sql("SELECT hash, scheme, cdf, load, max(start_ps) AS last_start_ps, "
+    fl = res.sql("SELECT hash, scheme, cdf, load, seed, max(start_ps) AS last_start_ps, "
                  "sum(size_bytes) AS offered FROM flows GROUP BY ALL")
     rows = []
     for r in fl.itertuples():
         t = ts[ts["hash"] == r.hash]
-        rows.append({"scheme": r.scheme, "cdf": r.cdf, "load": r.load,
+        rows.append({"scheme": r.scheme, "cdf": r.cdf, "load": r.load, "seed": r.seed,
                      "arrivals_ms": r.last_start_ps / 1e9,
                      "peak_outstanding_gb": t["outstanding_bytes"].max() / 1e9}
                     | outstanding_growth(t, int(r.last_start_ps), float(r.offered)))
-    return pd.DataFrame(rows).sort_values(["scheme", "cdf", "load"]).reset_index(drop=True)
+    return pd.DataFrame(rows).sort_values(["scheme", "cdf", "load", "seed"]).reset_index(
+        drop=True)
 
 
 def halves_gap(fct_ps: pd.Series) -> float:
@@ -299,12 +318,14 @@ def halves_gap(fct_ps: pd.Series) -> float:
 def performance(res: Results) -> pd.DataFrame:
     """Per run: mean FCT (ms), mean slowdown, long flows' (more than 500 packets) mean
     FCT, the halves gap of the mean FCT, dead % and duplicate %."""
-    f = res.sql("SELECT hash, scheme, cdf, load, flow_id, size_bytes, fct_ps, slowdown "
+    f = res.sql("SELECT hash, scheme, cdf, load, seed, flow_id, size_bytes, fct_ps, slowdown "
                 "FROM flows ORDER BY hash, start_ps, flow_id")
     rows = []
-    for (h, scheme, cdf, load), g in f.groupby(["hash", "scheme", "cdf", "load"]):
+    for (h, scheme, cdf, load, seed), g in f.groupby(["hash", "scheme", "cdf", "load",
+                                                       "seed"]):
         long = g[g["size_bytes"] > (LONG_PACKETS - 1) * MSS]
-        rows.append({"hash": h, "scheme": scheme, "cdf": cdf, "load": load, "flows": len(g),
+        rows.append({"hash": h, "scheme": scheme, "cdf": cdf, "load": load, "seed": seed,
+                     "flows": len(g),
                      "unfinished": int(g["fct_ps"].isna().sum()),
                      "mean_fct_ms": g["fct_ps"].mean() / 1e9,
                      "mean_slowdown": mean_slowdown(g),
@@ -313,8 +334,45 @@ def performance(res: Results) -> pd.DataFrame:
     s = summaries(res)[["hash", "dead_pct", "dup_pct", "zombie_packets"]]
     order = {n: i for i, n in enumerate(SCHEMES)}
     return (pd.DataFrame(rows).merge(s, on="hash").drop(columns="hash")
-            .sort_values(["cdf", "load", "scheme"], key=lambda c: c.map(order)
+            .sort_values(["cdf", "load", "scheme", "seed"], key=lambda c: c.map(order)
                          if c.name == "scheme" else c).reset_index(drop=True))
+
+
+# ---------------------------------------------------------------------- estimates
+
+def flow_samples(res: Results, where: str = "TRUE") -> pd.DataFrame:
+    """Every flow of the sweep in ``res`` (``where`` selects) with its run (`scheme`,
+    `cdf`, `load`, `seed`), size group, packets, drops, FCT (ms) and slowdown: the
+    samples the claims' estimates are drawn from."""
+    return res.sql(f"""
+        SELECT scheme, cdf, load, seed, {_group_sql()} AS size_group,
+               ceil(size_bytes / {MSS}) AS packets, CAST(drops AS DOUBLE) AS drops,
+               fct_ps / 1e9 AS fct_ms, slowdown, size_bytes > {(LONG_PACKETS - 1) * MSS} AS long
+        FROM flows WHERE {where} ORDER BY hash, flow_id""")
+
+
+def resampled(flows: pd.DataFrame, by: list[str], cols: list[str],
+              key: str) -> dict[tuple, Resamples]:
+    """For every group of ``by`` (which may hold `scheme`): the two-stage bootstrap of its
+    flows' ``cols``, one array per seed of the sweep. The draws are keyed by ``key`` and
+    the group without its scheme, so that the schemes of a cell are resampled alike."""
+    seeds = sorted(flows["seed"].unique())
+    out: dict[tuple, Resamples] = {}
+    for k, g in flows.groupby(by, sort=False):
+        k = k if isinstance(k, tuple) else (k,)
+        cell = "/".join(str(v) for c, v in zip(by, k, strict=True) if c != "scheme")
+        out[k] = Resamples([g.loc[g["seed"] == s, cols].to_numpy(dtype=float) for s in seeds],
+                           key=f"{key}/{cell}")
+    return out
+
+
+def per_run(runs: pd.DataFrame, by: list[str], col: str) -> dict[tuple, Estimate]:
+    """A per-run quantity (one row per run in ``runs``) as the mean over the seeds of each
+    group of ``by``, with its Student-t interval: `one run` with one seed."""
+    out = {}
+    for k, g in runs.groupby(by, sort=False):
+        out[k if isinstance(k, tuple) else (k,)] = over_seeds(g[col].astype(float).tolist())
+    return out
 
 
 # ------------------------------------------------------------------------ plotting
@@ -350,6 +408,43 @@ def _flows_note(mode: Mode, workloads: tuple[str, ...]) -> str:
 
 # ------------------------------------------------------------ Figs. 2-7: pFabric
 
+DROPS_PAPER = ("§3: 'the drop rate for the largest group of flows surpasses an astounding "
+               "45,000 percent' (Bing, 0.8 load, Fig. 2); Fig. 3: 'Even at 0.6 load, both the "
+               "Bing and Aditya workloads experience high drop rates for the long flows.'")
+GROWTH_PAPER = ("§3, Figs. 4-6: at 0.8 the outstanding bytes 'steadily increase until the very "
+                "end of the simulation'; at 0.6 'the most heavy-tailed workload creates a "
+                "starvation scenario ... Under the Bing and Aditya workloads, the simulation "
+                "is not a starvation scenario'; 'even at 0.7 load, the datamining workload "
+                "creates a starvation scenario'")
+
+
+def drop_claims(flows: pd.DataFrame, fig: str) -> list[Claim]:
+    """Figs. 2 and 3's claims on pFabric's flows at one load (`flow_samples`): a group's
+    drop rate, Σ drops / Σ packets of its flows, bootstrapped over the flows (and the
+    seeds)."""
+    rate = {k: r.ratio_of_sums(0, 1, scale=100) for k, r in resampled(
+        flows, ["cdf", "size_group"], ["drops", "packets"], f"turbo_fig{fig}_drops").items()}
+    v = []
+    for w in ("websearch", "aditya"):
+        groups = [g for g in GROUP_ORDER if (w, g) in rate]
+        # No flows of the workload: no data, an INCONCLUSIVE claim.
+        miss = Estimate.missing()
+        short = rate[(w, groups[0])] if groups else miss
+        long = rate[(w, groups[-1])] if groups else miss
+        if fig == "2" and w == "websearch":
+            v.append(claim.at_least(
+                "the largest web-search group's drop rate surpasses 45,000% at 0.8 load (450 "
+                "drops per packet)", long, 45_000, paper=DROPS_PAPER, paper_value="> 45,000%",
+                why=f"group {groups[-1] if groups else '—'} packets, %"))
+        v.append(claim.no_more(
+            f"{NAMES[w]}: long flows' drop rate far above short flows' (the largest group's "
+            "at least 10× the shortest group's: 10× the shortest's no more than the "
+            "largest's)", short.scaled(10), long, paper=DROPS_PAPER,
+            paper_value="'high drop rates for the long flows'",
+            why="drop rate (%) " + ", ".join(f"{g}: {rate[(w, g)].fmt('.3g')}" for g in groups)))
+    return v
+
+
 def _starvation(quick: bool) -> list[Figure]:
     mode = _mode(quick)
     sweep = _sweep(mode, ("pFabric",), WORKLOADS, mode.starvation_loads)
@@ -360,7 +455,7 @@ def _starvation(quick: bool) -> list[Figure]:
 
     def drops_fig(load: float, fig: str) -> Figure:
         def analyze(res: Results | None, out: Path) -> tuple[pd.DataFrame, list[Path],
-                                                             list[Verdict]]:
+                                                             list[Claim]]:
             assert res is not None
             d = drop_rates(res, f"load = {load} AND cdf IN ('websearch', 'aditya')")
             d["workload"] = d["cdf"].map(NAMES)
@@ -373,23 +468,8 @@ def _starvation(quick: bool) -> list[Figure]:
                 imgs += _bars(g, out / f"turbo_fig{fig}_{w}", logy=True,
                               title=f"pFabric drop rate at {load:.0%} load, {NAMES[w]} "
                                     f"(Turbo Fig. {fig})")
-            by = d.set_index(["cdf", "size_group"])["drop_rate_pct"]
-            ws = by["websearch"]
-            top = ws[[g for g in GROUP_ORDER if g in ws.index][-1]]
-            v = []
-            if fig == "2":
-                v.append(Verdict("the largest web-search group's drop rate surpasses 45,000% "
-                                 "at 0.8 load (> 450 drops per packet)", top > 45_000,
-                                 f"{top:,.1f}% in group {ws.index[-1]} packets"))
-            for w in ("websearch", "aditya"):
-                r = by[w]
-                groups = [g for g in GROUP_ORDER if g in r.index]
-                v.append(Verdict(
-                    f"{NAMES[w]}: long flows' drop rate far above short flows' (the largest "
-                    "group's at least 10× the shortest group's)",
-                    r[groups[-1]] >= 10 * r[groups[0]],
-                    ", ".join(f"{g}: {r[g]:.3g}%" for g in groups)))
-            return d.drop(columns="cdf"), imgs, v
+            f = flow_samples(res, f"load = {load} AND cdf IN ('websearch', 'aditya')")
+            return d.drop(columns="cdf"), imgs, drop_claims(f, fig)
 
         return Figure(
             id=f"turbo_fig{fig}_drops", data="runs",
@@ -404,7 +484,7 @@ def _starvation(quick: bool) -> list[Figure]:
 
     def growth_fig() -> Figure:
         def analyze(res: Results | None, out: Path) -> tuple[pd.DataFrame, list[Path],
-                                                             list[Verdict]]:
+                                                             list[Claim]]:
             assert res is not None
             g = growth_table(res)
             ts = res.sql("SELECT cdf, load, time_ps, outstanding_bytes FROM timeseries "
@@ -426,25 +506,33 @@ def _starvation(quick: bool) -> list[Figure]:
                             title=f"pFabric outstanding bytes, data mining at {mid:.0%} "
                                   "(Turbo Fig. 6)", xlabel="time (ms)",
                             ylabel="outstanding (GB)")
-            k = g.set_index(["cdf", "load"])
-
             def said(w: str, load: float) -> str:
-                r = k.loc[(w, load)]
-                return (f"{NAMES[w]} at {load}: growth ×{r.growth:.2f}, backlog "
-                        f"{r.backlog_share:+.1%} of the offered rate, "
-                        f"{'grows' if r.grows else 'bounded'}")
+                return "; ".join(
+                    f"{NAMES[w]} at {load} (seed {r.seed}): growth ×{r.growth:.2f}, backlog "
+                    f"{r.backlog_share:+.1%} of the offered rate, "
+                    f"{'grows' if r.grows else 'bounded'}"
+                    for r in g[(g.cdf == w) & (g.load == load)].itertuples())
 
-            v = [Verdict(f"at {hi} load the outstanding bytes grow without bound (Fig. 4), "
-                         "every workload", bool(k.xs(hi, level="load")["grows"].all()),
-                         "; ".join(said(w, hi) for w in WORKLOADS)),
-                 Verdict(f"at {lo} load bounded for web search and Aditya, growing for data "
-                         "mining (Fig. 5)",
-                         not k.loc[("websearch", lo), "grows"]
-                         and not k.loc[("aditya", lo), "grows"]
-                         and bool(k.loc[("datamining", lo), "grows"]),
-                         "; ".join(said(w, lo) for w in WORKLOADS)),
-                 Verdict(f"data mining at {mid} load grows (Fig. 6)",
-                         bool(k.loc[("datamining", mid), "grows"]), said("datamining", mid))]
+            def runs(load: float, workloads: tuple[str, ...], grows: bool) -> dict[str, bool]:
+                # Growth is judged on each run's own series: it must hold in every run.
+                d = g[(g.load == load) & g.cdf.isin(workloads)]
+                return {f"{NAMES[r.cdf]} at {load}, seed {r.seed}": bool(r.grows) == grows
+                        for r in d.itertuples()}
+
+            v = [claim.in_every_run(
+                     f"at {hi} load the outstanding bytes grow without bound (Fig. 4), every "
+                     "workload", runs(hi, WORKLOADS, True),
+                     "; ".join(said(w, hi) for w in WORKLOADS), paper=GROWTH_PAPER,
+                     paper_value="grows (0.8)"),
+                 claim.in_every_run(
+                     f"at {lo} load bounded for web search and Aditya, growing for data mining "
+                     "(Fig. 5)", runs(lo, ("websearch", "aditya"), False)
+                     | runs(lo, ("datamining",), True),
+                     "; ".join(said(w, lo) for w in WORKLOADS), paper=GROWTH_PAPER,
+                     paper_value="bounded, bounded, grows (0.6)"),
+                 claim.in_every_run(f"data mining at {mid} load grows (Fig. 6)",
+                                    runs(mid, ("datamining",), True), said("datamining", mid),
+                                    paper=GROWTH_PAPER, paper_value="grows (0.7)")]
             return g.drop(columns="scheme"), imgs, v
 
         return Figure(
@@ -471,7 +559,7 @@ def _starvation(quick: bool) -> list[Figure]:
 
     def slowdown_fig() -> Figure:
         def analyze(res: Results | None, out: Path) -> tuple[pd.DataFrame, list[Path],
-                                                             list[Verdict]]:
+                                                             list[Claim]]:
             assert res is not None
             d = drop_rates(res)
             d = d.sort_values(["cdf", "load", "size_group"],
@@ -482,16 +570,27 @@ def _starvation(quick: bool) -> list[Figure]:
                          ylabel="mean slowdown (FCT / ideal)",
                          title=f"pFabric mean slowdown per flow size, {hi:.0%} load "
                                "(Turbo Fig. 7)")
+            # A group's mean slowdown, bootstrapped over its flows (and the seeds).
+            f = flow_samples(res, f"load = {hi} AND cdf IN ('websearch', 'aditya')")
+            f = f[f["slowdown"].notna()]
+            m = {k: r.mean(0) for k, r in resampled(f, ["cdf", "size_group"], ["slowdown"],
+                                                     "turbo_fig7_slowdown").items()}
             v = []
             for w in ("websearch", "aditya"):
-                r = d[(d.cdf == w) & (d.load == hi)].set_index("size_group")["mean_slowdown"]
-                groups = [g for g in GROUP_ORDER if g in r.index]
-                long = r[[g for g in groups if g in GROUP_ORDER[3:]]].max()
-                v.append(Verdict(f"{NAMES[w]}, {hi} load: pFabric's long flows (over 500 "
-                                 "packets) far from ideal (mean slowdown of a long group at "
-                                 "least 3, and above the shortest group's)",
-                                 long >= 3 and long > r[groups[0]],
-                                 ", ".join(f"{g}: {x:.2f}" for g, x in r.items())))
+                groups = [g for g in GROUP_ORDER if (w, g) in m]
+                short = m[(w, groups[0])]
+                v.append(claim.some(
+                    f"{NAMES[w]}, {hi} load: pFabric's long flows (over 500 packets) far from "
+                    "ideal (some long group's mean slowdown at least 3, and above the "
+                    "shortest group's)",
+                    [claim.each(g, [claim.at_least("at least 3", m[(w, g)], 3),
+                                    claim.below("above the shortest's", short, m[(w, g)])])
+                     for g in groups if g in GROUP_ORDER[3:]],
+                    paper="Fig. 7: 'pFabric performs quite far from the ideal for long flows.'",
+                    paper_value="(a bar chart, no number)",
+                    why="mean slowdown " + ", ".join(f"{g}: {m[(w, g)].fmt('.3g')}"
+                                                     for g in groups),
+                    label=[g for g in groups if g in GROUP_ORDER[3:]]))
             return d[["cdf", "load", "size_group", "flows", "mean_slowdown", "mean_fct_ms"]], \
                 imgs, v
 
@@ -528,6 +627,14 @@ def _bars(d: pd.DataFrame, path: Path, *, title: str, y: str = "drop_rate_pct",
 
 # -------------------------------------------------------- Figs. 12-13: Turbo vs pFabric
 
+FIG12_PAPER = ("§3: pFabric starves long flows; Turbo, sending at line rate with priorities "
+               "alone, is meant not to. §5.2: 'if we are able to lower the dead-packet and "
+               "duplicated packet number' Turbo would perform well")
+FIG13_PAPER = ("§5.2: 'Turbo still experiences a large number of dead-packets' (Fig. 13a); "
+               "'the number of duplicated packets was substantially high in the per-packet "
+               "timeout scheme' (Fig. 13b)")
+
+
 def _comparison(quick: bool) -> list[Figure]:
     mode = _mode(quick)
     wl = ("websearch", "aditya")
@@ -540,7 +647,7 @@ def _comparison(quick: bool) -> list[Figure]:
              "enough).")
 
     def fig12(res: Results | None, out: Path) -> tuple[pd.DataFrame, list[Path],
-                                                      list[Verdict]]:
+                                                      list[Claim]]:
         assert res is not None
         p = performance(res)
         imgs = []
@@ -553,37 +660,47 @@ def _comparison(quick: bool) -> list[Figure]:
                                 out / f"turbo_fig12_slowdown_{w}",
                                 title=f"Mean slowdown, {NAMES[w]} (Turbo Fig. 12)",
                                 ylabel="mean slowdown")
-        k = p.set_index(["cdf", "load", "scheme"])
-        gr = growth_table(res).set_index(["cdf", "load", "scheme"])
+        # Means of flows bootstrapped over the flows (and seeds) of each run at the top
+        # load, drawn alike for every scheme of a cell; the backlog is a run's own number.
+        f = flow_samples(res, f"load = {top} AND cdf IN ('websearch', 'aditya') "
+                              "AND fct_ps IS NOT NULL")
+        every = resampled(f, ["cdf", "scheme"], ["fct_ms", "slowdown"], "turbo_fig12_fct/all")
+        long = resampled(f[f["long"]], ["cdf", "scheme"], ["fct_ms"], "turbo_fig12_fct/long")
+        gr = growth_table(res)
+        backlog = per_run(gr[gr.load == top], ["cdf", "scheme"], "backlog_share")
+        growth = per_run(gr[gr.load == top], ["cdf", "scheme"], "growth")
         v = []
         for w in wl:
-            pf = k.loc[(w, top, "pFabric"), "long_mean_fct_ms"]
-            best = min(TURBO, key=lambda s: k.loc[(w, top, s), "long_mean_fct_ms"])
-            v.append(Verdict(
+            lm = {s: long[(w, s)].mean(0) if (w, s) in long else Estimate.missing()
+                  for s in SCHEMES}
+            v.append(claim.some(
                 f"{NAMES[w]}, {top} load: Turbo avoids long-flow starvation (some variant's "
                 "long flows, over 500 packets, finish faster on average than pFabric's)",
-                k.loc[(w, top, best), "long_mean_fct_ms"] < pf,
-                f"long-flow mean FCT pFabric {pf:.2f} ms; " + ", ".join(
-                    f"{s} {k.loc[(w, top, s), 'long_mean_fct_ms']:.2f}" for s in TURBO)))
-            v.append(Verdict(
+                [claim.below(s, lm[s], lm["pFabric"]) for s in TURBO], paper=FIG12_PAPER,
+                paper_value="(the design's aim, no number)",
+                why="long-flow mean FCT (ms) " + ", ".join(f"{s} {lm[s].fmt('.3g')}"
+                                                          for s in SCHEMES),
+                label=list(TURBO)))
+            b = {s: backlog[(w, s)] for s in SCHEMES}
+            v.append(claim.some(
                 f"{NAMES[w]}, {top} load: less backlog piling up under Turbo than under "
                 "pFabric (some variant's `backlog_share` below pFabric's)",
-                min(gr.loc[(w, top, s), "backlog_share"] for s in TURBO)
-                < gr.loc[(w, top, "pFabric"), "backlog_share"],
-                ", ".join(f"{s} {gr.loc[(w, top, s), 'backlog_share']:+.1%} (growth "
-                          f"×{gr.loc[(w, top, s), 'growth']:.2f})" for s in SCHEMES)))
-            for metric, what in (("mean_fct_ms", "mean FCT"), ("mean_slowdown",
-                                                                "mean slowdown")):
-                pfv = k.loc[(w, top, "pFabric"), metric]
-                beat = [s for s in TURBO if k.loc[(w, top, s), metric] < pfv]
-                v.append(Verdict(
+                [claim.below(s, b[s], b["pFabric"]) for s in TURBO], paper=FIG12_PAPER,
+                paper_value="(no number)",
+                why=", ".join(f"{s} {b[s].fmt('+.1%')} (growth ×{growth[(w, s)].fmt('.2f')})"
+                              for s in SCHEMES), label=list(TURBO)))
+            for col, what in ((0, "mean FCT"), (1, "mean slowdown")):
+                e = {s: every[(w, s)].mean(col) for s in SCHEMES}
+                v.append(claim.some(
                     f"{NAMES[w]}, {top} load: some Turbo variant's {what} below pFabric's",
-                    bool(beat), f"pFabric {pfv:.3g}; " + ", ".join(
-                        f"{s} {k.loc[(w, top, s), metric]:.3g}" for s in TURBO)))
+                    [claim.below(s, e[s], e["pFabric"]) for s in TURBO], paper=FIG12_PAPER,
+                    paper_value="(no number)",
+                    why=", ".join(f"{s} {e[s].fmt('.3g')}" for s in SCHEMES),
+                    label=list(TURBO)))
         return p, imgs, v
 
     def fig13(res: Results | None, out: Path) -> tuple[pd.DataFrame, list[Path],
-                                                      list[Verdict]]:
+                                                      list[Claim]]:
         assert res is not None
         p = performance(res)[["scheme", "cdf", "load", "dead_pct", "dup_pct",
                               "zombie_packets"]]
@@ -596,31 +713,40 @@ def _comparison(quick: bool) -> list[Figure]:
             imgs += plots.lines(g, "load", "dup_pct", "scheme", out / f"turbo_fig13b_dup_{w}",
                                 title=f"Duplicate packets, {NAMES[w]} (Turbo Fig. 13b)",
                                 ylabel="duplicate bytes (% of bytes offered)")
-        k = p.set_index(["cdf", "load", "scheme"])
+        # Dead and duplicate bytes are each run's own shares (one run with one seed).
+        dup = per_run(p, ["cdf", "load", "scheme"], "dup_pct")
+        dead = per_run(p, ["cdf", "load", "scheme"], "dead_pct")
         v = []
         for w in wl:
             for s in ("T3", "T4"):
-                ok = all(k.loc[(w, x, s), "dup_pct"] > k.loc[(w, x, "T1"), "dup_pct"]
-                         for x in mode.loads)
-                v.append(Verdict(
+                v.append(claim.each(
                     f"{NAMES[w]}: {s}'s (per-packet timeouts) duplicates above T1's at every "
-                    "load", ok, ", ".join(
-                        f"{x}: {k.loc[(w, x, s), 'dup_pct']:.1f}% vs "
-                        f"{k.loc[(w, x, 'T1'), 'dup_pct']:.1f}%" for x in mode.loads)))
+                    "load", [claim.below(f"{x}", dup[(w, x, "T1")], dup[(w, x, s)])
+                             for x in mode.loads], paper=FIG13_PAPER,
+                    paper_value="'substantially high' (Fig. 13b)",
+                    why="duplicate % " + ", ".join(
+                        f"{x}: {dup[(w, x, s)].fmt('.3g')} vs {dup[(w, x, 'T1')].fmt('.3g')}"
+                        for x in mode.loads),
+                    label=[f"load {x}" for x in mode.loads]))
             hi_loads = [x for x in mode.loads if x >= 0.5]
-            above = all(k.loc[(w, x, s), "dead_pct"] > k.loc[(w, x, "pFabric"), "dead_pct"]
-                        for x in hi_loads for s in TURBO)
-            worst = max(k.loc[(w, top, s), "dead_pct"] for s in TURBO)
-            v.append(Verdict(
+            v.append(claim.each(
                 f"{NAMES[w]}: Turbo's dead % is large (every variant above pFabric's at "
                 "every load from 0.5, and some variant over 10% at the top load)",
-                above and worst > 10, f"at {top}: pFabric "
-                f"{k.loc[(w, top, 'pFabric'), 'dead_pct']:.1f}%, " + ", ".join(
-                    f"{s} {k.loc[(w, top, s), 'dead_pct']:.1f}%" for s in TURBO)))
+                [claim.each("above pFabric's from 0.5",
+                            [claim.below(f"{s} at {x}", dead[(w, x, "pFabric")], dead[(w, x, s)])
+                             for x in hi_loads for s in TURBO],
+                            label=[f"{s} at {x}" for x in hi_loads for s in TURBO]),
+                 claim.some(f"over 10% at {top}",
+                            [claim.at_least(s, dead[(w, top, s)], 10) for s in TURBO],
+                            label=list(TURBO))],
+                paper=FIG13_PAPER, paper_value="'a large number' (Fig. 13a)",
+                why=f"dead % at {top}: " + ", ".join(f"{s} {dead[(w, top, s)].fmt('.3g')}"
+                                                     for s in SCHEMES),
+                label=["above pFabric's from 0.5", f"over 10% at {top}"]))
         return p, imgs, v
 
     def table(res: Results | None, out: Path) -> tuple[pd.DataFrame, list[Path],
-                                                       list[Verdict]]:
+                                                       list[Claim]]:
         assert res is not None
         p = performance(res)
         loads = [x for x in (0.5, top) if x in mode.loads]
@@ -631,15 +757,22 @@ def _comparison(quick: bool) -> list[Figure]:
         order = {n: i for i, n in enumerate(SCHEMES)}
         t = t.reset_index().sort_values(["cdf", "scheme"], key=lambda c: c.map(order)
                                         if c.name == "scheme" else c)
+        f = flow_samples(res, "cdf IN ('websearch', 'aditya') AND fct_ps IS NOT NULL AND "
+                              "load IN (" + ", ".join(map(str, loads)) + ")")
+        fct = {k: r.mean(0) for k, r in resampled(f, ["cdf", "load", "scheme"], ["fct_ms"],
+                                                   "turbo_table").items()}
         v = []
         for w in wl:
             for x in loads:
-                r = p[(p.cdf == w) & (p.load == x)].set_index("scheme")
-                best = r["mean_fct_ms"].idxmin()
-                v.append(Verdict(f"{NAMES[w]}, {x} load: the best mean FCT is a Turbo "
-                                 "variant's (the paper's hope: Turbo beats pFabric)",
-                                 best in TURBO, f"best {best} {r.loc[best, 'mean_fct_ms']:.3g} "
-                                 f"ms; pFabric {r.loc['pFabric', 'mean_fct_ms']:.3g} ms"))
+                e = {s: fct[(w, x, s)] for s in SCHEMES}
+                v.append(claim.some(
+                    f"{NAMES[w]}, {x} load: the best mean FCT is a Turbo variant's (some "
+                    "variant's mean FCT below pFabric's; the paper's hope: Turbo beats "
+                    "pFabric)", [claim.below(s, e[s], e["pFabric"]) for s in TURBO],
+                    paper="§5.2, §6: Turbo's inefficiencies (dead and duplicate packets) "
+                          "are open problems", paper_value="(no number)",
+                    why="mean FCT (ms) " + ", ".join(f"{s} {e[s].fmt('.3g')}" for s in SCHEMES),
+                    label=list(TURBO)))
         return t.reset_index(drop=True), [], v
 
     base = dict(data="runs", sweep=sweep, source="Turbo §5.2 (Figs. 12, 13)")

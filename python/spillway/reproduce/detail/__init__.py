@@ -8,6 +8,13 @@ by iSLIP. The environments: Baseline (flow hashing, drop-tail), Priority (strict
 queues), FC (802.3x pause: lossless), Priority+PFC (per-class pauses) and DeTail
 (Priority+PFC with priority-aware adaptive load balancing and reorder-tolerant hosts);
 TCP's minimum timeout is 10 ms without flow control and 50 ms with it.
+
+Claims (`spillway.reproduce.detail.estimates`): a percentile of queries or web requests
+carries a bootstrap interval over them and over the seeds of its cell (one seed in quick
+mode, three in full for Figs. 5-10, 11(a-b) and 12; Fig. 11(c) and the prototype run
+one); a reduction or ratio takes the ends of the intervals it comes from; a run's own
+number (the background's throughput) is averaged over the seeds, `one run` with one;
+"loses nothing" must hold in every run.
 """
 
 from __future__ import annotations

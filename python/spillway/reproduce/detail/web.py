@@ -10,15 +10,19 @@ query traffic is class 0). Query and web-request figures never count background 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from spillway import plots
+from spillway import intervals, plots
 from spillway.analysis import percentile
-from spillway.reproduce import Figure, Verdict
+from spillway.intervals import Estimate, over_seeds
+from spillway.reproduce import Figure, claim
+from spillway.reproduce.claim import Claim
+from spillway.reproduce.detail.estimates import mean_of, p99s, times
 from spillway.reproduce.detail.network import NETWORK, environments
 from spillway.schemes import scheme
 from spillway.store import Results
@@ -156,18 +160,40 @@ def _order(t: pd.DataFrame) -> pd.DataFrame:
     return t.sort_values(by=["scheme"], key=lambda s: s.map(rank), kind="stable")
 
 
-def _ordering(p: dict[str, float], what: str) -> Verdict:
+# A band around the paper's figure ("about 50%"): this much either way (a choice).
+WIDTH = 0.15
+
+
+def _ordering(what: str, p: dict[str, Estimate], paper: str, paper_value: str) -> Claim:
+    """DeTail's 99th percentile below Priority's and Priority's below Baseline's."""
     d, pr, b = p["detail"], p["priority"], p["baseline"]
-    return Verdict(f"{what}: DeTail better than Priority, Priority better than Baseline "
-                   "(99th percentile)", d < pr < b,
-                   f"p99 DeTail {d:.2f} ms, Priority {pr:.2f} ms, Baseline {b:.2f} ms")
+    return claim.each(f"{what}: DeTail better than Priority, Priority better than Baseline "
+                      "(99th percentile)",
+                      [claim.below("DeTail below Priority", d, pr),
+                       claim.below("Priority below Baseline", pr, b)],
+                      paper=paper, paper_value=paper_value,
+                      why=f"p99 DeTail {d.fmt('.3g')} ms, Priority {pr.fmt('.3g')} ms, "
+                          f"Baseline {b.fmt('.3g')} ms",
+                      label=["DeTail below Priority", "Priority below Baseline"])
 
 
-def _band(ours: float, paper: float, what: str, width: float = 0.15) -> Verdict:
-    side = ("more than" if ours > paper else "less than") if abs(ours - paper) > width \
-        else "within the band of"
-    return Verdict(f"{what} ≈{paper:.0%} (within ±{width * 100:.0f} points)",
-                   abs(ours - paper) <= width, f"{ours:.0%}, {side} the paper's")
+def _near(what: str, ours: Estimate, figure: float, paper: str, paper_value: str) -> Claim:
+    """A reduction within ±`WIDTH` of the paper's figure."""
+    return claim.within(f"{what} ≈{figure:.0%} (within ±{WIDTH * 100:.0f} points: "
+                        f"{figure - WIDTH:.0%} to {figure + WIDTH:.0%})", ours, figure - WIDTH,
+                        figure + WIDTH, paper=paper, paper_value=paper_value)
+
+
+def _background_runs(res: Results) -> pd.DataFrame:
+    """`background_throughput` of every run (scheme and seed): column `mbps`."""
+    return res.sql(f"""
+        WITH w AS (SELECT hash, max(start_ps) AS t1 FROM queries WHERE parent IS NULL
+                   GROUP BY hash)
+        SELECT f.scheme, f.seed, sum(f.size_bytes) * 8
+               / ((w.t1 - {WARMUP_PS}) / 1e12) / 96 / 1e6 AS mbps
+        FROM flows f JOIN w USING (hash)
+        WHERE f.class = 'background' AND f.finish_ps >= {WARMUP_PS} AND f.finish_ps <= w.t1
+        GROUP BY f.scheme, f.seed, w.t1 ORDER BY f.scheme, f.seed""")
 
 
 def background_throughput(res: Results) -> pd.DataFrame:
@@ -176,16 +202,8 @@ def background_throughput(res: Results) -> pd.DataFrame:
     request's arrival, × 8, over that window and the 96 servers (Mbit/s; each server
     always has one 1 MB flow running, so this is the inverse of their mean completion
     time); mean over seeds."""
-    return res.sql(f"""
-        WITH w AS (SELECT hash, max(start_ps) AS t1 FROM queries WHERE parent IS NULL
-                   GROUP BY hash),
-             b AS (SELECT f.scheme, f.seed, sum(f.size_bytes) * 8
-                          / ((w.t1 - {WARMUP_PS}) / 1e12) / 96 / 1e6 AS mbps
-                   FROM flows f JOIN w USING (hash)
-                   WHERE f.class = 'background' AND f.finish_ps >= {WARMUP_PS}
-                     AND f.finish_ps <= w.t1
-                   GROUP BY f.scheme, f.seed, w.t1)
-        SELECT scheme, avg(mbps) AS background_mbps_per_server FROM b GROUP BY scheme""")
+    return (_background_runs(res).groupby("scheme", as_index=False)
+            .agg(background_mbps_per_server=("mbps", "mean")))
 
 
 def _query_losses(res: Results) -> pd.DataFrame:
@@ -202,6 +220,74 @@ def _flow_stats(res: Results) -> pd.DataFrame:
 
 # ------------------------------------------------------------- Fig. 11: sequential
 
+FIG11A_PAPER = ("§8.1.2, Fig. 11(a): 'prioritization is able to provide about 50% reduction "
+                "for all five query sizes. But DeTail provides a further 60% reduction over "
+                "Priority, which is a total of about 80% reduction.'")
+FIG11B_PAPER = ("§8.1.2, Fig. 11(b): 'On the whole query sets, DeTail provides about 70% "
+                "reduction over Baseline, and about 40% over Priority.'")
+
+
+def _p99s(samples: pd.DataFrame, by: list[str], key: str) -> dict[str, Estimate]:
+    """The 99th percentiles (ms) of ``samples`` per scheme (one cell, ``by`` fixing it)."""
+    return {k[-1]: e for k, e in p99s(samples, [*by, "scheme"], key, env="scheme").items()}
+
+
+def fig11a_claims(q: pd.DataFrame) -> list[Claim]:
+    """Fig. 11(a)'s claims on the sequential workload's individual queries (`scheme`,
+    `seed`, `response_kb`, `qct_ps`)."""
+    p = p99s(q, ["response_kb", "scheme"], "detail_fig11a", env="scheme")
+    sizes = sorted({s for s, _ in p})
+
+    def red(env: str, base: str) -> Estimate:
+        return mean_of([intervals.reduction(p[(s, env)], p[(s, base)]) for s in sizes])
+
+    return [
+        claim.each("individual queries, every response size: DeTail better than Priority, "
+                   "Priority better than Baseline (99th percentile)",
+                   [claim.each(f"{s} KB", [claim.below("DeTail below Priority", p[(s, "detail")],
+                                                       p[(s, "priority")]),
+                                           claim.below("Priority below Baseline",
+                                                       p[(s, "priority")], p[(s, "baseline")])])
+                    for s in sizes], paper=FIG11A_PAPER,
+                   paper_value="about 50% (Priority), 80% (DeTail)",
+                   why="; ".join(f"{s} KB: {p[(s, 'detail')].fmt('.3g')}, "
+                                 f"{p[(s, 'priority')].fmt('.3g')}, "
+                                 f"{p[(s, 'baseline')].fmt('.3g')} ms" for s in sizes),
+                   label=[f"{s} KB" for s in sizes]),
+        _near("Priority's reduction of Baseline's p99 for individual queries, mean over sizes,",
+              red("priority", "baseline"), 0.50, FIG11A_PAPER, "about 50%"),
+        _near("DeTail's reduction of Baseline's p99 for individual queries, mean over sizes,",
+              red("detail", "baseline"), 0.80, FIG11A_PAPER, "about 80%"),
+        _near("DeTail's further reduction over Priority, mean over sizes,",
+              red("detail", "priority"), 0.60, FIG11A_PAPER, "a further 60%")]
+
+
+def fig11b_claims(w: pd.DataFrame, bg: pd.DataFrame) -> list[Claim]:
+    """Fig. 11(b)'s claims on the sequential workload's web requests (`scheme`, `seed`,
+    `qct_ps`) and the background's throughput per run (`scheme`, `seed`, `mbps`)."""
+    p = _p99s(w, [], "detail_fig11b")
+    thr = {e: over_seeds(g["mbps"].tolist()) for e, g in bg.groupby("scheme")}
+    gain = times(thr["detail"], thr["baseline"])
+    return [
+        _ordering("web requests (10 sequential queries)", p, FIG11B_PAPER,
+                  "about 70% and 40% less"),
+        _near("DeTail's reduction of Baseline's web-request p99",
+              intervals.reduction(p["detail"], p["baseline"]), 0.70, FIG11B_PAPER,
+              "about 70%"),
+        _near("DeTail's reduction of Priority's web-request p99",
+              intervals.reduction(p["detail"], p["priority"]), 0.40, FIG11B_PAPER,
+              "about 40%"),
+        claim.at_least("background flows are not harmed: their throughput under DeTail is "
+                       "at least Baseline's (DeTail's over Baseline's at least 1)", gain, 1.0,
+                       paper="§8.1.2: 'DeTail achieves improvement in completion times of "
+                             "deadline sensitive flows without harming the background "
+                             "flows. In fact, through effective load balancing, DeTail "
+                             "actually improves background flow performance by 50%.'",
+                       paper_value="×1.5",
+                       why=f"Mbit/s per server: DeTail {thr['detail'].fmt('.0f')}, Baseline "
+                           f"{thr['baseline'].fmt('.0f')}")]
+
+
 def _sequential(quick: bool) -> list[Figure]:
     periods = 3 if quick else 11
     seeds = 1 if quick else 3
@@ -216,7 +302,7 @@ def _sequential(quick: bool) -> list[Figure]:
              f" the first period left out; {seeds} seed(s) pooled. Baseline and Priority: "
              "RTOmin 10 ms; Priority+PFC and DeTail: 50 ms.")
 
-    def analyze_a(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
+    def analyze_a(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Claim]]:
         q = sequential_queries(res)
         t = _relative(_p99_table(q, ["scheme", "response_kb"], "qct_ps", "queries"),
                       ["response_kb"])
@@ -225,48 +311,19 @@ def _sequential(quick: bool) -> list[Figure]:
                                      out / "detail_fig11a",
                                      title="Sequential: individual queries (DeTail Fig. 11a)",
                                      ylabel="99th pct completion / Baseline's")
-        by = t.set_index(["scheme", "response_kb"])["p99_ms"]
-        sizes = sorted(t.response_kb.unique())
-        ok = all(by[("detail", s)] < by[("priority", s)] < by[("baseline", s)] for s in sizes)
-        v = [Verdict("individual queries, every response size: DeTail better than "
-                     "Priority, Priority better than Baseline (99th percentile)", ok,
-                     "; ".join(f"{s} KB: {by[('detail', s)]:.2f} < "
-                               f"{by[('priority', s)]:.2f} < {by[('baseline', s)]:.2f} ms"
-                               for s in sizes))]
-        red = {e: float(np.mean([reduction(by[(e, s)], by[("baseline", s)]) for s in sizes]))
-               for e in ("priority", "detail")}
-        over = float(np.mean([reduction(by[("detail", s)], by[("priority", s)])
-                              for s in sizes]))
-        v.append(_band(red["priority"], 0.50, "Priority's reduction of Baseline's p99 for "
-                       "individual queries, mean over sizes,"))
-        v.append(_band(red["detail"], 0.80, "DeTail's reduction of Baseline's p99 for "
-                       "individual queries, mean over sizes,"))
-        v.append(_band(over, 0.60, "DeTail's further reduction over Priority, mean over "
-                       "sizes,"))
-        return t, imgs, v
+        return t, imgs, fig11a_claims(q)
 
-    def analyze_b(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
+    def analyze_b(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Claim]]:
         w = web_requests(res)
         t = _p99_table(w, ["scheme"], "qct_ps", "web_requests")
         t = _order(_relative(t, []).merge(_flow_stats(res), on="scheme"))
         t.insert(1, "what", "10 sequential queries")
+        bg = _background_runs(res)
         imgs = plots.normalized_bars(t, "what", "scheme", "p99_ms", "baseline",
                                      out / "detail_fig11b",
                                      title="Sequential: web requests (DeTail Fig. 11b)",
                                      ylabel="99th pct completion / Baseline's")
-        p = t.set_index("scheme")["p99_ms"].to_dict()
-        v = [_ordering(p, "web requests (10 sequential queries)"),
-             _band(reduction(p["detail"], p["baseline"]), 0.70,
-                   "DeTail's reduction of Baseline's web-request p99"),
-             _band(reduction(p["detail"], p["priority"]), 0.40,
-                   "DeTail's reduction of Priority's web-request p99")]
-        bg = t.set_index("scheme")["background_mbps_per_server"]
-        v.append(Verdict("background flows are not harmed: their throughput under DeTail "
-                         "is at least Baseline's (paper: 50% better)",
-                         bg["detail"] >= bg["baseline"],
-                         f"{bg['detail']:.0f} vs {bg['baseline']:.0f} Mbit/s per server "
-                         f"({bg['detail'] / bg['baseline'] - 1:+.0%})"))
-        return t, imgs, v
+        return t, imgs, fig11b_claims(w, bg)
 
     paper_a = ["§8.1.2, Fig. 11(a): 'prioritization is able to provide about 50% reduction "
                "for all five query sizes. But DeTail provides a further 60% reduction over "
@@ -307,6 +364,61 @@ def _sequential(quick: bool) -> list[Figure]:
     ]
 
 
+FIG11C_PAPER = ("§8.1.2, Fig. 11(c): 'across a wide range of load, DeTail achieves a lower "
+                "99th percentile completion time than Baseline. In other words, given a "
+                "deadline of 10ms, DeTail can sustain about 21% higher load than Baseline.'")
+
+
+def sustainable(rates: Sequence[float], p99: Sequence[Estimate],
+                deadline_ms: float = DEADLINE_MS) -> Estimate:
+    """`sustainable_rate` with its interval: the rate falls as any 99th percentile rises
+    (linear interpolation between the rates swept), so the rate of the intervals' tops is
+    its least and that of their bottoms its most (every percentile at its end at once:
+    conservative)."""
+    if not p99 or not all(e.known for e in p99):
+        return Estimate.missing()
+    r = np.asarray(rates, dtype=float)
+
+    def at(xs: list[float]) -> float:
+        return sustainable_rate(r, np.asarray(xs), deadline_ms)
+
+    return Estimate(at([e.value for e in p99]), at([e.hi for e in p99]),
+                    at([e.lo for e in p99]), min(e.n for e in p99),
+                    min(e.seeds for e in p99), "derived")
+
+
+def fig11c_claims(w: pd.DataFrame, rates: Sequence[float],
+                  envs: Sequence[str]) -> list[Claim]:
+    """Fig. 11(c)'s claims on the web requests of the steady rates (`scheme`, `seed`,
+    `rate`, `qct_ps`)."""
+    p = p99s(w, ["rate", "scheme"], "detail_fig11c", env="scheme")
+    miss = Estimate.missing()
+    sus = {e: sustainable(rates, [p.get((r, e), miss) for r in rates]) for e in envs}
+    d, b = sus["detail"], sus["baseline"]
+    more = times(d, b)
+    said = (f"highest rate with p99 ≤ 10 ms: DeTail {d.fmt('.0f')}/s, Priority "
+            f"{sus['priority'].fmt('.0f')}/s, Baseline {b.fmt('.0f')}/s (rates swept "
+            f"{rates[0]}–{rates[-1]}/s)"
+            + ("; Baseline meets it at no rate swept, even at its intervals' bottoms"
+               if b.known and b.hi == 0 else ""))
+    return [
+        claim.each("across the range of load, DeTail's 99th percentile web-request time is "
+                   "below Baseline's (every rate)",
+                   [claim.below(f"{r}/s", p.get((r, "detail"), miss),
+                                p.get((r, "baseline"), miss)) for r in rates],
+                   paper=FIG11C_PAPER, paper_value="lower across a wide range of load",
+                   why=", ".join(f"{r}/s: {p.get((r, 'detail'), miss).fmt('.3g')} vs "
+                                 f"{p.get((r, 'baseline'), miss).fmt('.3g')} ms" for r in rates),
+                   label=[f"{r}/s" for r in rates]),
+        claim.below("with a 10 ms deadline, DeTail sustains a higher web-request rate than "
+                    "Baseline (Baseline's sustainable rate below DeTail's)", b, d,
+                    paper=FIG11C_PAPER, paper_value="about 21% higher", why=said),
+        claim.within("with a 10 ms deadline, DeTail sustains about 21% more web requests/s "
+                     "than Baseline (10% to 35% more: DeTail's over Baseline's 1.10 to 1.35)",
+                     more, 1.10, 1.35, paper=FIG11C_PAPER, paper_value="about 21% (×1.21)",
+                     why=said)]
+
+
 def _sustained(quick: bool) -> Figure:
     rates = [200, 400, 600, 800] if quick else [100, 200, 300, 400, 500, 600, 700, 800]
     span_s = 0.15 if quick else 0.55   # of arrivals; the first 50 ms are the warm-up
@@ -315,7 +427,7 @@ def _sustained(quick: bool) -> Figure:
              "zip": {"workload.rate": rates,
                      "workload.queries": [round(r * len(FRONT) * span_s) for r in rates]}}
 
-    def analyze(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
+    def analyze(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Claim]]:
         w = web_requests(res)
         t = _p99_table(w, ["scheme", "rate"], "qct_ps", "web_requests")
         t["meets_10ms"] = t.p99_ms <= DEADLINE_MS
@@ -325,26 +437,7 @@ def _sustained(quick: bool) -> Figure:
                            xlabel="web requests/s per front end",
                            ylabel="99th pct web-request completion (ms)", logy=True,
                            refs=[("10 ms deadline", DEADLINE_MS, "gray")])
-        by = t.set_index(["scheme", "rate"])["p99_ms"]
-        below = [r for r in rates if by[("detail", r)] < by[("baseline", r)]]
-        v = [Verdict("across the range of load, DeTail's 99th percentile web-request time "
-                     "is below Baseline's", len(below) == len(rates),
-                     f"below at {len(below)} of {len(rates)} rates; " + ", ".join(
-                         f"{r}/s: {by[('detail', r)]:.1f} vs {by[('baseline', r)]:.1f} ms"
-                         for r in rates))]
-        sus = {e: sustainable_rate(np.array(rates), np.array([by[(e, r)] for r in rates]),
-                                   DEADLINE_MS) for e in envs}
-        d, b = sus["detail"], sus["baseline"]
-        more = f"{d / b - 1:+.0%}" if b > 0 else "Baseline meets it at no rate swept"
-        detail = (f"highest rate with p99 ≤ 10 ms: DeTail {d:.0f}/s, Priority "
-                  f"{sus['priority']:.0f}/s, Baseline {b:.0f}/s ({more}; rates swept "
-                  f"{rates[0]}–{rates[-1]}/s)")
-        v.append(Verdict("with a 10 ms deadline, DeTail sustains a higher web-request rate "
-                         "than Baseline", d > b, detail))
-        v.append(Verdict("with a 10 ms deadline, DeTail sustains about 21% more web "
-                         "requests/s than Baseline (10% to 35% more)",
-                         b > 0 and 0.10 <= d / b - 1 <= 0.35, detail))
-        return t, imgs, v
+        return t, imgs, fig11c_claims(w, rates, envs)
 
     return Figure(
         id="detail_fig11c",
@@ -385,6 +478,13 @@ def _sustained(quick: bool) -> Figure:
 
 # ------------------------------------------------------ Fig. 12: partition/aggregate
 
+FIG12A_PAPER = ("§8.1.2, Fig. 12(a): 'DeTail achieves more than 50% reduction in the 99th "
+                "percentile completion time of individual 2KB data retrieval queries compared "
+                "to Baseline, as well as, Priority.'")
+FIG12B_PAPER = ("§8.1.2, Fig. 12(b): 'about 65% reduction in the aggregate completion time of "
+                "the partition/aggregate queries (about 55% reduction over Priority).'")
+
+
 def _partition_aggregate(quick: bool) -> list[Figure]:
     periods = 3 if quick else 11
     seeds = 1 if quick else 3
@@ -397,7 +497,7 @@ def _partition_aggregate(quick: bool) -> list[Figure]:
              f"{periods} periods' worth of web requests ({sweep['set']['workload.queries']}),"
              f" the first left out; {seeds} seed(s) pooled.")
 
-    def analyze_a(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
+    def analyze_a(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Claim]]:
         q = partition_aggregate_queries(res)
         t = _p99_table(q, ["scheme", "fanout"], "qct_ps", "queries")
         t = _relative(t, ["fanout"])
@@ -410,17 +510,21 @@ def _partition_aggregate(quick: bool) -> list[Figure]:
         al.insert(1, "fanout", "all")
         al = _relative(al, [])
         t = _order(pd.concat([t.astype({"fanout": str}), al], ignore_index=True))
-        p = al.set_index("scheme")["p99_ms"].to_dict()
-        v = [_ordering(p, "individual 2 KB queries, all fan-outs"),
-             Verdict("DeTail cuts the individual queries' p99 by more than 50% against both "
-                     "Baseline and Priority",
-                     reduction(p["detail"], p["baseline"]) > 0.5
-                     and reduction(p["detail"], p["priority"]) > 0.5,
-                     f"{reduction(p['detail'], p['baseline']):.0%} against Baseline, "
-                     f"{reduction(p['detail'], p['priority']):.0%} against Priority")]
+        p = _p99s(q, [], "detail_fig12a/all")
+        rb = intervals.reduction(p["detail"], p["baseline"])
+        rp = intervals.reduction(p["detail"], p["priority"])
+        v = [_ordering("individual 2 KB queries, all fan-outs", p, FIG12A_PAPER,
+                       "more than 50% less"),
+             claim.each("DeTail cuts the individual queries' p99 by more than 50% against both "
+                        "Baseline and Priority",
+                        [claim.at_least("against Baseline", rb, 0.5),
+                         claim.at_least("against Priority", rp, 0.5)],
+                        paper=FIG12A_PAPER, paper_value="more than 50%",
+                        why=f"{rb.fmt('.0%')} against Baseline, {rp.fmt('.0%')} against "
+                            "Priority", label=["against Baseline", "against Priority"])]
         return t, imgs, v
 
-    def analyze_b(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
+    def analyze_b(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Claim]]:
         w = web_requests(res)
         t = _p99_table(w, ["scheme"], "qct_ps", "web_requests")
         t = _order(_relative(t, []).merge(_flow_stats(res), on="scheme"))
@@ -430,12 +534,15 @@ def _partition_aggregate(quick: bool) -> list[Figure]:
                                      title="Partition/aggregate: web requests "
                                            "(DeTail Fig. 12b)",
                                      ylabel="99th pct completion / Baseline's")
-        p = t.set_index("scheme")["p99_ms"].to_dict()
-        v = [_ordering(p, "web requests (partition/aggregate)"),
-             _band(reduction(p["detail"], p["baseline"]), 0.65,
-                   "DeTail's reduction of Baseline's web-request p99"),
-             _band(reduction(p["detail"], p["priority"]), 0.55,
-                   "DeTail's reduction of Priority's web-request p99")]
+        p = _p99s(w, [], "detail_fig12b")
+        v = [_ordering("web requests (partition/aggregate)", p, FIG12B_PAPER,
+                       "about 65% and 55% less"),
+             _near("DeTail's reduction of Baseline's web-request p99",
+                   intervals.reduction(p["detail"], p["baseline"]), 0.65, FIG12B_PAPER,
+                   "about 65%"),
+             _near("DeTail's reduction of Priority's web-request p99",
+                   intervals.reduction(p["detail"], p["priority"]), 0.55, FIG12B_PAPER,
+                   "about 55%")]
         return t, imgs, v
 
     notes = ("Fig. 12 gives no absolute values in the text; it is compared by reductions "
@@ -519,6 +626,75 @@ background_destinations = {PROTO_BACK}
 """
 
 
+PROTO_PAPER = ("§8.2, Fig. 13: 'DeTail provides predictable performance, irrespective of flow "
+               "size and traffic rate. In contrast, Priority starts to experience packet drops "
+               "and timeouts at larger query rates. In these cases, DeTail provides an order "
+               "of magnitude performance improvement.'")
+
+
+def prototype_claims(q: pd.DataFrame, runs: pd.DataFrame, t: pd.DataFrame,
+                     rates: Sequence[int], envs: Sequence[str]) -> list[Claim]:
+    """The prototype's claims: ``q`` its queries (`scheme`, `seed`, `burst_rate`,
+    `response_kb`, `qct_ps`), ``runs`` one row per run with its query losses, ``t`` the
+    figure's table (for the text)."""
+    p = p99s(q, ["burst_rate", "response_kb", "scheme"], "detail_fig13_prototype",
+             env="scheme")
+    miss = Estimate.missing()
+    lo, hi = min(rates), max(rates)
+    sizes = list(PROTO_SIZES_KB)
+    labels = [f"{s} KB" for s in sizes]
+    spread = {s: intervals.ratio(p.get((hi, s, "detail"), miss), p.get((lo, s, "detail"), miss))
+              for s in sizes}
+    by = t.set_index(["scheme", "burst_rate", "response_kb"])["p99_ms"]
+    steady = [r for r in sorted(rates) if all(
+        by[("detail", r, s)] <= 2 * by[("detail", lo, s)] for s in sizes)]
+    gain = {s: intervals.ratio(p.get((hi, s, "priority"), miss), p.get((hi, s, "detail"), miss))
+            for s in sizes}
+    c = t.groupby(["scheme", "burst_rate"])[["query_drops", "queries_timed_out",
+                                             "queries"]].sum()
+    pri, det = runs[runs.scheme == "priority"], runs[runs.scheme == "detail"]
+    return [
+        claim.each("DeTail's p99 is steady across rates: for every size, its p99 at the "
+                   f"highest rate ({hi}/s) is within 2x of that at the lowest ({lo}/s)",
+                   [claim.at_most(n, spread[s], 2.0) for n, s in zip(labels, sizes,
+                                                                   strict=True)],
+                   paper=PROTO_PAPER, paper_value="'predictable performance'",
+                   why=", ".join(f"{s} KB: {p.get((lo, s, 'detail'), miss).fmt('.3g')} → "
+                                 f"{p.get((hi, s, 'detail'), miss).fmt('.3g')} ms "
+                                 f"(×{spread[s].fmt('.2g')})" for s in sizes)
+                       + f"; within 2x for every size up to {max(steady, default=0)}/s (the "
+                         "values)", label=labels),
+        claim.each(f"at the highest rate ({hi}/s) DeTail's p99 is about an order of magnitude "
+                   "below Priority's (Priority's at least 5x DeTail's for every size)",
+                   [claim.at_least(n, gain[s], 5.0) for n, s in zip(labels, sizes,
+                                                                   strict=True)],
+                   paper=PROTO_PAPER, paper_value="an order of magnitude",
+                   why=", ".join(f"{s} KB: ×{gain[s].fmt('.3g')}" for s in sizes),
+                   label=labels),
+        claim.each(
+            "Priority's queries meet drops and timeouts at larger rates, not at the lowest; "
+            "DeTail's at none (in every run)",
+            [claim.in_every_run(f"Priority times out at {hi}/s",
+                                {f"{hi}/s seed {r.seed}": r.queries_timed_out > 0
+                                 for r in pri[pri.burst_rate == hi].itertuples()},
+                                "a query timed out"),
+             claim.in_every_run(f"no Priority query times out at {lo}/s",
+                                {f"{lo}/s seed {r.seed}": r.queries_timed_out == 0
+                                 for r in pri[pri.burst_rate == lo].itertuples()},
+                                "no query timed out"),
+             claim.in_every_run("DeTail loses nothing",
+                                {f"{r.burst_rate}/s seed {r.seed}": r.query_drops == 0
+                                 and r.queries_timed_out == 0 for r in det.itertuples()},
+                                "no query packet dropped, no query timed out")],
+            paper=PROTO_PAPER, paper_value="drops and timeouts at larger rates",
+            why="queries timed out (of queries), query packets dropped: " + "; ".join(
+                f"{s} {r}/s: {c.loc[(s, r), 'queries_timed_out']} (of "
+                f"{c.loc[(s, r), 'queries']}), {c.loc[(s, r), 'query_drops']}"
+                for s in envs for r in rates),
+            label=[f"Priority times out at {hi}/s", f"no Priority query times out at {lo}/s",
+                   "DeTail loses nothing"])]
+
+
 def _prototype(quick: bool) -> Figure:
     rates = [500, 2000] if quick else [500, 1000, 1500, 2000]
     bursts = 11 if quick else 41     # the first is left out
@@ -530,7 +706,7 @@ def _prototype(quick: bool) -> Figure:
                      "workload.queries": [round(r * 0.010 * len(PROTO_FRONT) * bursts)
                                           for r in rates]}}
 
-    def analyze(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Verdict]]:
+    def analyze(res: Results, out: Path) -> tuple[pd.DataFrame, list[Path], list[Claim]]:
         q = web_requests(res, warmup_ps)
         q["response_kb"] = q.size_bytes // 1024
         t = _p99_table(q, ["scheme", "burst_rate", "response_kb"], "qct_ps", "queries")
@@ -553,36 +729,14 @@ def _prototype(quick: bool) -> Figure:
                            xlabel="queries/s per front end during a burst",
                            ylabel="99th pct completion (ms)", logy=True)
         t = t.drop(columns="series")
-        by = t.set_index(["scheme", "burst_rate", "response_kb"])["p99_ms"]
-        lo, hi = min(rates), max(rates)
-        spread = {s: by[("detail", hi, s)] / by[("detail", lo, s)] for s in PROTO_SIZES_KB}
-        steady = [r for r in sorted(rates) if all(
-            by[("detail", r, s)] <= 2 * by[("detail", lo, s)] for s in PROTO_SIZES_KB)]
-        v = [Verdict("DeTail's p99 is steady across rates: for every size, its p99 at the "
-                     f"highest rate ({hi}/s) is within 2x of that at the lowest ({lo}/s)",
-                     all(x <= 2 for x in spread.values()),
-                     ", ".join(f"{s} KB: {by[('detail', lo, s)]:.2f} → "
-                               f"{by[('detail', hi, s)]:.2f} ms (×{x:.1f})"
-                               for s, x in spread.items())
-                     + f"; within 2x for every size up to {max(steady)}/s")]
-        ratio = {s: by[("priority", hi, s)] / by[("detail", hi, s)] for s in PROTO_SIZES_KB}
-        v.append(Verdict(f"at the highest rate ({hi}/s) DeTail's p99 is about an order of "
-                         "magnitude below Priority's (at least 5x for every size)",
-                         all(x >= 5 for x in ratio.values()),
-                         ", ".join(f"{s} KB: ×{x:.0f}" for s, x in ratio.items())))
-        c = t.groupby(["scheme", "burst_rate"])[["query_drops", "queries_timed_out",
-                                                   "queries"]].sum()
-        v.append(Verdict("Priority's queries meet drops and timeouts at larger rates, not "
-                         "at the lowest; DeTail's at none",
-                         c.loc[("priority", hi), "queries_timed_out"] > 0
-                         and c.loc[("priority", lo), "queries_timed_out"] == 0
-                         and c.xs("detail")["query_drops"].sum() == 0
-                         and c.xs("detail")["queries_timed_out"].sum() == 0,
-                         "queries timed out (of queries), query packets dropped: " + "; ".join(
-                             f"{s} {r}/s: {c.loc[(s, r), 'queries_timed_out']} "
-                             f"(of {c.loc[(s, r), 'queries']}), {c.loc[(s, r), 'query_drops']}"
-                             for s in envs for r in rates)))
-        return t, imgs, v
+        # Each run's losses (its queries' requests and responses): every run must show
+        # them, or not, as the claim says.
+        runs = res.sql(f"""
+            SELECT f.scheme, f.burst_rate, f.seed, sum(f.drops) AS query_drops,
+                   count(DISTINCT q.query_id) FILTER (f.timeouts > 0) AS queries_timed_out
+            FROM flows f JOIN queries q ON f.hash = q.hash AND f.query_id = q.query_id
+            WHERE q.start_ps >= {warmup_ps} GROUP BY ALL ORDER BY ALL""")
+        return t, imgs, prototype_claims(q, runs, t, rates, list(envs))
 
     return Figure(
         id="detail_fig13_prototype",

@@ -14,7 +14,11 @@ time plus the 1% reserved for them.
 
 Time is scaled down: the paper's runs last minutes (Exp A/B: 20 min, Exp C: 270 s with
 1 s intervals); ours last milliseconds, each figure's setup says by how much. Every run
-is deterministic; one seed.
+is deterministic; one seed. A claim on a run's own number (a queue percentile of its
+samples, a goodput, a count, FCP's share) says so (`one run`): but for the jittered runs
+and the Poisson web search, a run is the same whatever its seed, so more seeds would give
+no interval. Percentiles of pings and medians over Exp C's intervals carry a bootstrap
+interval over them; the Appendix's mean queues their batch means' interval.
 
 Not reproduced here: Exp D (comm-core NIC polling rate vs load), F (alloc-core scaling on
 DPDK) and G (pathsel-core scaling) measure the paper's multicore arbiter on real

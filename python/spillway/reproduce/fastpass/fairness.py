@@ -8,7 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from spillway.reproduce import Figure, Verdict
+from spillway.intervals import Estimate, Resamples
+from spillway.reproduce import Figure, claim
+from spillway.reproduce.claim import Claim
 from spillway.reproduce.fastpass.common import (
     ARBITER,
     C_BASELINE,
@@ -25,8 +27,110 @@ from spillway.reproduce.fastpass.common import (
     interval_spread,
     join_convergence,
     median_spread,
+    one_run,
+    times,
 )
 from spillway.store import Results
+
+SPREAD_PAPER = ("§7.2's table: the median standard deviation of per-connection throughput over "
+                "1 s intervals, baseline vs Fastpass")
+CONVERGENCE_PAPER = ("§7.2: 'when a new flow starts, it is immediately allocated a timeslot. "
+                     "From that point on, all flows contending for the bottleneck will be "
+                     "allocated timeslots in sequence, yielding immediate convergence'")
+
+
+def _median_spread(spread: pd.DataFrame, n: int, key: str) -> Estimate:
+    """`median_spread` with its interval: the intervals with n flows are the samples (one
+    run), bootstrapped; unknown when there is none."""
+    s = spread.loc[spread["n"] == n, "std_mbps"].to_numpy(dtype=float)
+    return Resamples([s], key=key).quantiles(0, [0.5])[0]
+
+
+def spread_claims(t: pd.DataFrame, spreads: dict[str, pd.DataFrame],
+                  coarse: dict[str, pd.DataFrame], factor: int) -> list[Claim]:
+    """Exp C's claims on the spread: each median over the intervals of one run with its
+    bootstrap interval (the intervals drawn alike for both runs: keyed by the figure and
+    the number of flows)."""
+    out = []
+    fine: dict[int, tuple[Estimate, Estimate]] = {}
+    for r in t.itertuples():
+        key = f"fastpass_expC_fairness/{r.flows}"
+        b = _median_spread(spreads["baseline"], r.flows, key)
+        f = _median_spread(spreads["Fastpass"], r.flows, key)
+        fine[r.flows] = (b, f)
+        out.append(claim.at_least(
+            f"{r.flows} flows: Fastpass's median spread at least 10× below the baseline's",
+            times(b, f), 10, paper=SPREAD_PAPER,
+            paper_value=f"{r.paper_improvement:,.1f}× ({r.paper_baseline_mbps} vs "
+                        f"{r.paper_fastpass_mbps} Mbit/s)",
+            why=f"median std {b.fmt('.4g')} vs {f.fmt('.3g')} Mbit/s over "
+                f"{r.intervals_baseline} and {r.intervals_fastpass} 1 ms intervals"
+                + ("" if r.intervals_baseline else "; the baseline never had "
+                   f"{r.flows} flows at once: its flows left before or after their plan")))
+    cases, said = [], []
+    for r in t.itertuples():
+        key = f"fastpass_expC_fairness/{r.flows}/{factor}ms"
+        b = _median_spread(coarse["baseline"], r.flows, key)
+        f = _median_spread(coarse["Fastpass"], r.flows, key)
+        cases.append(claim.at_least(f"{r.flows} flows", times(b, f), 10))
+        said.append(f"{r.flows} flows: {b.fmt('.4g')} vs {f.fmt('.3g')} Mbit/s (paper "
+                    f"{r.paper_baseline_mbps} vs {r.paper_fastpass_mbps})")
+    out.append(claim.each(
+        f"at the paper's grain too (intervals of P/30 = {factor} ms), Fastpass's median "
+        "spread at least 10× below the baseline's at 3, 4 and 5 flows", cases,
+        paper=SPREAD_PAPER, paper_value="34.2×, 4,304.7×, 5,284.5×", why="; ".join(said),
+        label=[f"{n} flows" for n in t.flows]))
+    share = {n: C_FASTPASS / 1e6 / n for n in (4, 5)}
+    out.append(claim.each(
+        "Fastpass's median spread at 4 and 5 flows under 5% of a fair share",
+        [claim.at_most(f"{n} flows", fine[n][1], 0.05 * share[n]) for n in (4, 5)],
+        paper="§7.2's table: Fastpass 0.146 and 0.087 Mbit/s at 4 and 5 flows",
+        paper_value="0.006% and 0.005% of a fair share",
+        why=", ".join(f"{n} flows: {fine[n][1].fmt('.3g')} Mbit/s of {share[n]:,.0f}"
+                      for n in (4, 5)), label=["4 flows", "5 flows"]))
+    return out
+
+
+def convergence_claims(t: pd.DataFrame) -> list[Claim]:
+    """Exp C's convergence claims: a property of every joining flow of one run (each
+    flow's interval counts are that run's numbers: no interval)."""
+    fp = t[t.run == "Fastpass"]
+    base = t[t.run == "baseline"]
+
+    def when(x: float) -> str:
+        return "never" if np.isnan(x) else str(int(x))
+
+    first = [claim.fact(f"flow {r.flow_id}", bool(r.first_within <= 1),
+                        f"n = {r.n}: interval {when(r.first_within)}, the first at "
+                        f"{r.first_share:.0%} of its share", ours=one_run(r.first_within))
+             for r in fp.itertuples()]
+    stays = [claim.fact(f"flow {r.flow_id}", bool(r.share_after >= 0.9),
+                        f"{r.share_after:.0%} of "
+                        f"{r.intervals - (r.first_within if r.first_within >= 0 else 0):.0f}",
+                        ours=one_run(r.share_after)) for r in fp.itertuples()]
+    b, f = base.set_index("flow_id"), fp.set_index("flow_id")
+    worse = [claim.fact(f"flow {i}", bool(
+                 np.nan_to_num(b.loc[i, "first_within"], nan=np.inf)
+                 > np.nan_to_num(f.loc[i, "first_within"], nan=np.inf)
+                 or np.nan_to_num(b.loc[i, "share_within"]) < np.nan_to_num(
+                     f.loc[i, "share_within"])),
+                 f"first within at {when(b.loc[i, 'first_within'])} (Fastpass "
+                 f"{when(f.loc[i, 'first_within'])}), {b.loc[i, 'share_within']:.0%} of "
+                 f"{b.loc[i, 'intervals']} within (Fastpass {f.loc[i, 'share_within']:.0%})")
+             for i in b.index if i in f.index]
+    return [
+        claim.each("Fastpass: every joining flow within 10% of the fair share by its second "
+                   "whole 1 ms interval (the first holds the new flow's slow start)", first,
+                   paper=CONVERGENCE_PAPER, paper_value="immediately (over 1 s intervals)",
+                   why="; ".join(f"{c.claim}: {c.why}" for c in first)),
+        claim.each("Fastpass stays there: from then on every joining flow within 10% in at "
+                   "least 90% of its phase's intervals", stays, paper=CONVERGENCE_PAPER,
+                   paper_value="perfect fairness",
+                   why="; ".join(f"{c.claim}: {c.why}" for c in stays)),
+        claim.some("the baseline converges worse: some joining flow within 10% later than "
+                   "Fastpass's (or never), or within 10% in fewer of its phase's intervals",
+                   worse, paper=CONVERGENCE_PAPER, paper_value="(baseline: slower)",
+                   why="; ".join(f"{c.claim}: {c.why}" for c in worse))]
 
 
 def _exp_c(quick: bool) -> list[Figure]:
@@ -54,7 +158,7 @@ def _exp_c(quick: bool) -> list[Figure]:
                 for s in ("baseline", "Fastpass")}
 
     def fig_c(res: Results | None, out: Path) -> tuple[pd.DataFrame, list[Path],
-                                                       list[Verdict]]:
+                                                       list[Claim]]:
         assert res is not None
         runs = load(res)
         spreads = {s: interval_spread(ft, sp, interval_ps) for s, (ft, sp) in runs.items()}
@@ -86,73 +190,17 @@ def _exp_c(quick: bool) -> list[Figure]:
                                   title=f"Per-flow goodput per {coarse_factor} ms, "
                                         "flows joining and leaving every P "
                                         "(Fastpass Exp C, Fig. 9)")
-        v = []
-        for r in t.itertuples():
-            v.append(Verdict(
-                f"{r.flows} flows: Fastpass's spread at least 10× below the baseline's "
-                f"(paper: {r.paper_improvement:,.1f}×)",
-                r.intervals_fastpass > 0 and r.intervals_baseline > 0
-                and r.fastpass_mbps * 10 <= r.baseline_mbps,
-                f"median std {r.baseline_mbps:.2f} vs {r.fastpass_mbps:.3f} Mbit/s over "
-                f"{r.intervals_baseline} and {r.intervals_fastpass} intervals (paper "
-                f"{r.paper_baseline_mbps} vs {r.paper_fastpass_mbps})"
-                + ("" if r.intervals_baseline else "; the baseline never had "
-                   f"{r.flows} flows at once: its flows left before or after their plan")))
-        k = t.set_index("flows")
-        cb, cf = f"baseline_mbps_{coarse_factor}ms", f"fastpass_mbps_{coarse_factor}ms"
-        v.append(Verdict(
-            f"at the paper's grain too (intervals of P/30 = {coarse_factor} ms), Fastpass's "
-            "spread at least 10× below the baseline's at 3, 4 and 5 flows",
-            all(k.loc[n, cf] * 10 <= k.loc[n, cb] for n in PAPER_SPREAD_MBPS),
-            ", ".join(f"{n} flows: {k.loc[n, cb]:.1f} vs {k.loc[n, cf]:.3f} Mbit/s (paper "
-                      f"{k.loc[n, 'paper_baseline_mbps']} vs {k.loc[n, 'paper_fastpass_mbps']})"
-                      for n in PAPER_SPREAD_MBPS)))
-        v.append(Verdict("Fastpass's spread at 4 and 5 flows is a small fraction of a fair "
-                         "share (under 5%: the paper's 0.146 and 0.087 Mbit/s are 0.006% "
-                         "and 0.005% of it)",
-                         all(k.loc[n, "fastpass_mbps"] < 0.05 * C_FASTPASS / 1e6 / n
-                             for n in (4, 5)),
-                         ", ".join(f"{n} flows: {k.loc[n, 'fastpass_mbps']:.2f} Mbit/s of "
-                                   f"{C_FASTPASS / 1e6 / n:,.0f}" for n in (4, 5))))
-        return t, imgs, v
+        return t, imgs, spread_claims(t, spreads, coarse, coarse_factor)
 
     def fig_conv(res: Results | None, out: Path) -> tuple[pd.DataFrame, list[Path],
-                                                          list[Verdict]]:
+                                                          list[Claim]]:
         assert res is not None
         runs = load(res)
         t = pd.concat([join_convergence(ft, sp, interval_ps).assign(run=s)
                        for s, (ft, sp) in runs.items()])
         t = t[["run", "flow_id", "n", "intervals", "first_share", "first_within",
                "share_within", "share_after"]].reset_index(drop=True)
-        fp = t[t.run == "Fastpass"]
-        base = t[t.run == "baseline"]
-
-        def when(x: float) -> str:
-            return "never" if np.isnan(x) else str(int(x))
-
-        v = [Verdict("Fastpass: every joining flow within 10% of the fair share by its second "
-                     "whole 1 ms interval (the paper, over 1 s intervals: 'immediately'; the "
-                     "first interval holds the new flow's slow start)",
-                     bool((fp["first_within"] <= 1).all()),
-                     ", ".join(f"flow {r.flow_id} (n = {r.n}): interval {when(r.first_within)}"
-                               f", first interval at {r.first_share:.0%} of its share"
-                               for r in fp.itertuples())),
-             Verdict("Fastpass stays there: from then on every joining flow within 10% in at "
-                     "least 90% of its phase's intervals",
-                     bool((fp["share_after"] >= 0.9).all()),
-                     ", ".join(f"flow {r.flow_id}: {r.share_after:.0%} of "
-                               f"{r.intervals - (r.first_within if r.first_within >= 0 else 0):.0f}"
-                               for r in fp.itertuples())),
-             Verdict("the baseline converges worse: some joining flow later than Fastpass's "
-                     "or never within 10%, or within 10% in fewer of its phase's intervals",
-                     bool((base["first_within"].fillna(np.inf).to_numpy()
-                           > fp["first_within"].fillna(np.inf).to_numpy()).any()
-                          or (base["share_within"].fillna(0).to_numpy()
-                              < fp["share_within"].fillna(0).to_numpy()).any()),
-                     ", ".join(f"flow {r.flow_id}: first within at {when(r.first_within)}, "
-                               f"{r.share_within:.0%} of {r.intervals} within"
-                               for r in base.itertuples()))]
-        return t, [], v
+        return t, [], convergence_claims(t)
 
     return [
         Figure(id="fastpass_expC_fairness", data="c",

@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 
 from spillway import plots
-from spillway.reproduce import Figure, Verdict
+from spillway.intervals import Resamples
+from spillway.reproduce import Figure, claim
+from spillway.reproduce.claim import Claim
 from spillway.reproduce.fastpass.common import (
     AB_RUNS,
     ARBITER,
@@ -28,9 +30,115 @@ from spillway.reproduce.fastpass.common import (
     _slash,
     _symlog_bars,
     exp_a_text,
+    one_run,
+    times,
     window_goodput,
 )
 from spillway.store import Results
+
+BUFFER_KIB = 5376
+QUEUE_PAPER = ("§7.1: 'Fastpass reduces the median switch queue occupancy from 4.35 Megabytes "
+               "in the baseline to just 18 kilobytes with Fastpass, a reduction of a factor "
+               "of 242×'")
+PING_PAPER = ("§7.1: 'Fastpass reduces the end-to-end round-trip time (RTT) for interactive "
+              "traffic when the network is heavily loaded by a factor of 15.5×, from a "
+              "median of 3.56 ms to 230 µs'")
+GOODPUT_PAPER = ("§7.1: '9.43 Gbits/s in the baseline run versus 9.28 Gbits/s with "
+                 "Fastpass'")
+
+
+def queue_claims(k: pd.DataFrame, warmup_ms: int) -> list[Claim]:
+    """Exp A's claims from its table (one row per run, indexed by run): every number is
+    one run's (a queue percentile of 100 µs samples, a goodput), so each is compared as
+    it is, and says so."""
+    base = k.loc["baseline"]
+    b50 = one_run(base.p50_kb)
+    out = []
+    for run in FP_RUNS:
+        fp = k.loc[run]
+        out.append(claim.at_least(
+            f"{run}: median queue at least 20× below the baseline's", times(b50,
+                                                                            one_run(fp.p50_kb)),
+            20, paper=QUEUE_PAPER, paper_value="242× (4,351 vs 18 KB)",
+            why=f"{base.p50_kb:,.0f} vs {fp.p50_kb:,.1f} KiB; percentiles "
+                + "/".join(f"{fp[f'{p}_kb']:,.1f}" for p in PCTS)
+                + " KiB (paper 18/36/53/305)"))
+    tenth = one_run(base.p50_kb / 10)
+    out.append(claim.each(
+        "the tails too: every Fastpass run's 99.9th percentile below a tenth of the "
+        "baseline's median",
+        [claim.below(run, one_run(k.loc[run, "p999_kb"]), tenth) for run in FP_RUNS],
+        paper="§7.1's table: Fastpass's 99.9th percentile 305 KB against the baseline's "
+              "median 4,351 KB", paper_value="305 vs 4,351 KB",
+        why="99.9th percentiles " + ", ".join(f"{run} {k.loc[run, 'p999_kb']:,.1f} KiB"
+                                             for run in FP_RUNS)
+            + f"; baseline median {base.p50_kb:,.0f} KiB", label=list(FP_RUNS)))
+    out.append(claim.at_least(
+        f"the baseline keeps the switch queue nearly full (median at least 75% of the "
+        f"{BUFFER_KIB:,} KiB buffer)", b50, 0.75 * BUFFER_KIB,
+        paper="§7.1's table: the baseline's median queue 4,351 KB of about 5,240 KB",
+        paper_value="4,351 KB", why=f"99th percentile {base.p99_kb:,.0f} KiB"))
+    fp, b1 = k.loc["Fastpass"], k.loc["baseline (RTOmin 1 ms)"]
+    g_fp, g_base = one_run(fp.steady_goodput_gbps), one_run(base.steady_goodput_gbps)
+    pen = times(g_fp, g_base)
+    out.append(claim.within(
+        "Fastpass's throughput penalty is small: steady goodput within 5% of the "
+        "baseline's (Fastpass / baseline between 0.95 and 1.05)", pen, 0.95, 1.05,
+        paper=GOODPUT_PAPER, paper_value="9.28 / 9.43 = 0.984 (−1.6%)",
+        why=f"{fp.steady_goodput_gbps:.3f} vs {base.steady_goodput_gbps:.3f} Gbit/s after "
+            f"{warmup_ms} ms ({pen.value - 1:+.1%}); over the whole run "
+            f"{fp.goodput_gbps:.3f} vs {base.goodput_gbps:.3f}"))
+    pen1 = fp.steady_goodput_gbps / b1.steady_goodput_gbps - 1
+    out.append(claim.below(
+        "the direction: Fastpass's steady goodput below the baseline's (a penalty, not a "
+        "gain)", g_fp, g_base, paper=GOODPUT_PAPER, paper_value="−1.6%",
+        why=f"{pen.value - 1:+.1%} against the baseline with Linux's 200 ms RTOmin "
+            f"({int(base.timeouts)} timeouts, {int(base.drops):,} drops); {pen1:+.1%} "
+            f"against the baseline with a 1 ms RTOmin, which loses throughput to "
+            f"{int(b1.timeouts):,} timeouts after synchronized drop-tail losses"))
+    out.append(claim.at_least(
+        "most of the penalty is the 1% reserved for FCP: Fastpass carries at least 99% of "
+        f"its timeslots' goodput ({C_FASTPASS / 1e9:.3f} Gbit/s: a 1,460 B segment per 1.01 "
+        "frame times)", g_fp, 0.99 * C_FASTPASS / 1e9,
+        paper="§7.1: 'Most of the 1.6% difference ... can be attributed to Fastpass "
+              "reserving about 1% of the achieved throughput for FCP traffic'",
+        paper_value="about 1%",
+        why=f"{fp.steady_goodput_gbps * 1e9 / C_FASTPASS:.1%} of {C_FASTPASS / 1e9:.3f} "
+            "Gbit/s"))
+    return out
+
+
+def ping_claims(t: pd.DataFrame, samples: dict[str, np.ndarray]) -> list[Claim]:
+    """Exp B's claims: each run's ping RTTs (ms) are its samples, their percentiles
+    bootstrapped over the pings (one run each; the draws keyed by the figure, so every
+    run is resampled alike). Linear interpolation between order statistics, where the
+    table's percentiles are nearest rank."""
+    est = {run: Resamples([rtt], key="fastpass_expB_ping").quantiles(0, [0.5, 0.999])
+           for run, rtt in samples.items()}
+    k = t.set_index("run")
+    b50 = est["baseline"][0]
+    out = [claim.at_least(f"{run}: median ping RTT at least 5× below the baseline's",
+                          times(b50, est[run][0]), 5, paper=PING_PAPER,
+                          paper_value="15.5× (3.56 vs 0.23 ms)",
+                          why=f"medians {b50.fmt('.3f')} vs {est[run][0].fmt('.3f')} ms")
+           for run in FP_RUNS]
+    fp999 = est["Fastpass"][1]
+    out.append(claim.each(
+        "Fastpass's tail stays low: 99.9th percentile under 1 ms and below the baseline's "
+        "median", [claim.at_most("under 1 ms", fp999, 1.0),
+                   claim.below("below the baseline's median", fp999, b50)],
+        paper="§7.1's table: Fastpass's 99.9th percentile 0.38 ms, the baseline's median "
+              "3.56 ms", paper_value="0.38 vs 3.56 ms",
+        why=f"Fastpass's 99.9th percentile {fp999.fmt('.3f')} ms, the baseline's median "
+            f"{b50.fmt('.3f')} ms; nearest rank: Fastpass {_slash(k.loc['Fastpass'], 3)} ms, "
+            f"baseline {_slash(k.loc['baseline'], 2)} ms (50/90/99/99.9th)"))
+    out.append(claim.within(
+        "the baseline's RTT is the deep queue's drain time: median within 30% of the "
+        "paper's 3.56 ms", b50, 0.7 * 3.56, 1.3 * 3.56, paper=PING_PAPER,
+        paper_value="3.56 ms",
+        why=f"a full {BUFFER_KIB:,} KiB queue drains in "
+            f"{BUFFER_KIB * KIB * 8 / LINK_BPS * 1e3:.2f} ms"))
+    return out
 
 
 def _ab(quick: bool) -> list[Figure]:
@@ -73,7 +181,7 @@ def _ab(quick: bool) -> list[Figure]:
         return pd.DataFrame(rows)
 
     def fig_a(res: Results | None, out: Path) -> tuple[pd.DataFrame, list[Path],
-                                                       list[Verdict]]:
+                                                       list[Claim]]:
         assert res is not None
         t = table_a(res)
         k = t.set_index("run")
@@ -85,55 +193,10 @@ def _ab(quick: bool) -> list[Figure]:
                             hue="run", y="kb", xlabels=[PCT_NAMES[p] for p in PCTS],
                             ylabel="queue at the receiver's ToR port (KiB, symlog)",
                             title="Switch queue percentiles (Fastpass Exp A, Fig. 7)")
-        base = k.loc["baseline"]
-        v = []
-        for run in FP_RUNS:
-            fp = k.loc[run]
-            ratio = base.p50_kb / fp.p50_kb if fp.p50_kb > 0 else float("inf")
-            v.append(Verdict(
-                f"{run}: median queue at least 20× below the baseline's (paper: 242×, "
-                "4,351 vs 18 KB)", ratio >= 20,
-                f"{base.p50_kb:,.0f} vs {fp.p50_kb:,.1f} KiB ({ratio:,.0f}×); percentiles "
-                + "/".join(f"{fp[f'{p}_kb']:,.1f}" for p in PCTS) + " KiB (paper 18/36/53/"
-                "305)"))
-        fp = k.loc["Fastpass"]
-        worst_tail = max(k.loc[r, "p999_kb"] for r in FP_RUNS)
-        v.append(Verdict("the tails too: every Fastpass run's 99.9th percentile below a "
-                         "tenth of the baseline's median (paper: 305 vs 4,351 KB)",
-                         worst_tail < base.p50_kb / 10,
-                         f"largest Fastpass 99.9th percentile {worst_tail:,.1f} KiB; baseline "
-                         f"median {base.p50_kb:,.0f} KiB"))
-        v.append(Verdict("the baseline keeps the switch queue nearly full (median at least "
-                         "75% of the 5,376 KiB buffer; paper: 4,351 of about 5,240 KB)",
-                         base.p50_kb >= 0.75 * 5376,
-                         f"median {base.p50_kb:,.0f} KiB, 99th {base.p99_kb:,.0f} KiB"))
-        pen = fp.steady_goodput_gbps / base.steady_goodput_gbps - 1
-        v.append(Verdict("Fastpass's throughput penalty is small: steady goodput within 5% "
-                         "of the baseline's (paper: 9.28 vs 9.43 Gbit/s, −1.6%)",
-                         abs(pen) <= 0.05,
-                         f"{fp.steady_goodput_gbps:.3f} vs {base.steady_goodput_gbps:.3f} "
-                         f"Gbit/s after {mode.warmup_ms} ms ({pen:+.1%}); over the whole run "
-                         f"{fp.goodput_gbps:.3f} vs {base.goodput_gbps:.3f}"))
-        b1 = k.loc["baseline (RTOmin 1 ms)"]
-        pen1 = fp.steady_goodput_gbps / b1.steady_goodput_gbps - 1
-        v.append(Verdict("the direction: Fastpass below the baseline (a penalty, not a "
-                         "gain)", pen < 0,
-                         f"{pen:+.1%} against the baseline with Linux's 200 ms RTOmin "
-                         f"({int(base.timeouts)} timeouts, {int(base.drops):,} drops); "
-                         f"{pen1:+.1%} against the baseline with a 1 ms RTOmin, which loses "
-                         f"throughput to {int(b1.timeouts):,} timeouts after synchronized "
-                         "drop-tail losses"))
-        v.append(Verdict("most of the penalty is the 1% reserved for FCP (§7.1): Fastpass "
-                         "carries at least 99% of its timeslots' goodput (9.399 Gbit/s: a "
-                         "1,460 B segment per 1.01 frame times)",
-                         fp.steady_goodput_gbps * 1e9 >= 0.99 * C_FASTPASS,
-                         f"{fp.steady_goodput_gbps:.3f} Gbit/s = "
-                         f"{fp.steady_goodput_gbps * 1e9 / C_FASTPASS:.1%} of "
-                         f"{C_FASTPASS / 1e9:.3f}"))
-        return t, imgs, v
+        return t, imgs, queue_claims(k, mode.warmup_ms)
 
     def fig_b(res: Results | None, out: Path) -> tuple[pd.DataFrame, list[Path],
-                                                       list[Verdict]]:
+                                                       list[Claim]]:
         assert res is not None
         p = res.sql("SELECT scheme, rtt_ps FROM pings")
         rows, samples = [], {}
@@ -150,26 +213,7 @@ def _ab(quick: bool) -> list[Figure]:
         t = pd.DataFrame(rows)
         imgs = plots.cdf(samples, out / "fastpass_expB_ping", xlabel="ping RTT (ms)",
                          title="Ping RTT under load (Fastpass Exp B, Fig. 8)")
-        k = t.set_index("run")
-        base = k.loc["baseline"]
-        v = []
-        for run in FP_RUNS:
-            ratio = base.p50_ms / k.loc[run, "p50_ms"]
-            v.append(Verdict(f"{run}: median ping RTT at least 5× below the baseline's "
-                             "(paper: 15.5×, 3.56 vs 0.23 ms)", ratio >= 5,
-                             f"{base.p50_ms:.3f} vs {k.loc[run, 'p50_ms']:.3f} ms "
-                             f"({ratio:.1f}×)"))
-        fp = k.loc["Fastpass"]
-        v.append(Verdict("Fastpass's tail stays low: 99.9th percentile under 1 ms and "
-                         "below the baseline's median (paper: 0.38 ms vs 3.56)",
-                         fp.p999_ms < min(1.0, base.p50_ms),
-                         f"Fastpass {_slash(fp, 3)} ms, baseline {_slash(base, 2)} ms "
-                         "(50/90/99/99.9th)"))
-        v.append(Verdict("the baseline's RTT is the deep queue's drain time: median within "
-                         "30% of the paper's 3.56 ms", abs(base.p50_ms / 3.56 - 1) <= 0.3,
-                         f"{base.p50_ms:.2f} ms (a full 5,376 KiB queue drains in "
-                         f"{5376 * KIB * 8 / LINK_BPS * 1e3:.2f} ms)"))
-        return t, imgs, v
+        return t, imgs, ping_claims(t, samples)
 
     return [
         Figure(id="fastpass_expA_queues", data="ab",
