@@ -11,11 +11,11 @@ import pyarrow.parquet as pq
 import pytest
 from spillway import _core
 from spillway.errors import ScenarioError
-from spillway.intervals import Estimate
+from spillway.intervals import Estimate, ratio
 from spillway.reproduce import fastpass
 from spillway.reproduce.claim import Verdict
 from spillway.reproduce.fastpass import control, queues
-from spillway.reproduce.fastpass.common import one_run, times
+from spillway.reproduce.fastpass.common import one_run
 from spillway.sweep import build_sweep
 
 MS = 10**9  # ps
@@ -163,16 +163,16 @@ def test_examples_are_the_reproductions_exp_a_scenarios(root):
 
 # ------------------------------------------------------------------ claims
 
-def test_times_is_unbounded_over_nothing_and_one_run_over_one_run():
+def test_a_ratio_is_unbounded_over_nothing_and_one_run_over_one_run():
     # An empty median queue: infinitely shorter, at either end.
-    r = times(Estimate(10, 8, 12), Estimate(0, 0, 0))
+    r = ratio(Estimate(10, 8, 12), Estimate(0, 0, 0))
     assert r.value == r.lo == r.hi == float("inf")
     # Where the denominator's interval reaches 0, only the top is unbounded.
-    r = times(Estimate(10, 8, 12), Estimate(1, 0, 2))
+    r = ratio(Estimate(10, 8, 12), Estimate(1, 0, 2))
     assert (r.value, r.lo, r.hi, r.method) == (10, 4, float("inf"), "derived")
-    o = times(one_run(6.0), one_run(2.0))
+    o = ratio(one_run(6.0), one_run(2.0))
     assert (o.value, o.lo, o.hi, o.method) == (3.0, 3.0, 3.0, "one run")
-    assert not times(Estimate.missing(), one_run(1.0)).known
+    assert not ratio(Estimate.missing(), one_run(1.0)).known
 
 
 def _exp_a_table(fp_p50_kb: float) -> pd.DataFrame:

@@ -100,14 +100,15 @@ class Estimate:
         return Estimate(self.value * k, self.lo * k, self.hi * k, self.n, self.seeds,
                         self.method)
 
-    def fmt(self, spec: str = ".3g") -> str:
-        """``value [lo, hi]``; a number without an interval is shown with why."""
+    def fmt(self, spec: str = "") -> str:
+        """``value [lo, hi]``; a number without an interval is shown with why. Numbers
+        take ``spec`` (default: three significant digits, thousands written out)."""
         if not self.known:
             return "—"
-        v = format(self.value, spec)
+        v = _number(self.value, spec)
         if self.method in ("exact", "one run"):
             return v if self.method == "exact" else f"{v} (one run)"
-        return f"{v} [{format(self.lo, spec)}, {format(self.hi, spec)}]"
+        return f"{v} [{_number(self.lo, spec)}, {_number(self.hi, spec)}]"
 
     def about(self) -> str:
         """Where the interval comes from, for a report: 'bootstrap over 1,200 flows of 5
@@ -127,6 +128,14 @@ class Estimate:
 
     def __str__(self) -> str:
         return self.fmt()
+
+
+def _number(x: float, spec: str) -> str:
+    if spec:
+        return format(x, spec)
+    if math.isinf(x) or math.isnan(x) or abs(x) < 1000:
+        return format(x, ".3g")
+    return f"{x:,.0f}"
 
 
 def _rng(key: str) -> np.random.Generator:
@@ -329,18 +338,31 @@ def over_seeds(values: Sequence[float], floor: float | None = None) -> Estimate:
     return Estimate(m, lo, hi, len(v), len(v), "seeds")
 
 
-def _derived(value: float, lo: float, hi: float, a: Estimate, b: Estimate) -> Estimate:
-    exact = a.method == b.method == "exact"
-    return Estimate(value, lo, hi, min(a.n, b.n), min(a.seeds, b.seeds),
-                    "exact" if exact else "derived")
+def _derived(value: float, lo: float, hi: float, parts: Sequence[Estimate]) -> Estimate:
+    """An estimate computed from ``parts``: exact from exact numbers, one run's from
+    numbers of one run (no interval can be had either way), otherwise `derived`."""
+    kinds = {e.method for e in parts}
+    method = ("exact" if kinds == {"exact"} else
+              "one run" if kinds <= {"one run", "exact"} else "derived")
+    return Estimate(value, lo, hi, min(e.n for e in parts), min(e.seeds for e in parts),
+                    method)
+
+
+def _div(x: float, y: float) -> float:
+    # A positive number over zero is unbounded; nothing over nothing is taken as 0, the
+    # end a ratio's interval cannot go below.
+    if y > 0:
+        return x / y
+    return math.inf if x > 0 else 0.0
 
 
 def ratio(a: Estimate, b: Estimate) -> Estimate:
-    """``a / b`` of two positive quantities, its interval from the ends that bound it."""
-    if not (a.known and b.known) or b.value <= 0:
+    """``a / b`` of two quantities that are never negative, its interval from the ends
+    that bound it; unbounded above where ``b`` can be 0 (a queue that can be empty:
+    infinitely shorter)."""
+    if not (a.known and b.known):
         return Estimate.missing()
-    hi = a.hi / b.lo if b.lo > 0 else math.inf
-    return _derived(a.value / b.value, a.lo / b.hi, hi, a, b)
+    return _derived(_div(a.value, b.value), _div(a.lo, b.hi), _div(a.hi, b.lo), [a, b])
 
 
 def reduction(a: Estimate, base: Estimate) -> Estimate:
@@ -349,6 +371,53 @@ def reduction(a: Estimate, base: Estimate) -> Estimate:
     if not r.known:
         return r
     return Estimate(1 - r.value, 1 - r.hi, 1 - r.lo, r.n, r.seeds, r.method)
+
+
+def difference(a: Estimate, b: Estimate) -> Estimate:
+    """``a - b``, its interval from the ends that bound it."""
+    if not (a.known and b.known):
+        return Estimate.missing()
+    return _derived(a.value - b.value, a.lo - b.hi, a.hi - b.lo, [a, b])
+
+
+def minus(e: Estimate, x: float) -> Estimate:
+    """``e - x`` for a constant ``x`` (a ratio as a change: ratio - 1)."""
+    if not e.known:
+        return e
+    return Estimate(e.value - x, e.lo - x, e.hi - x, e.n, e.seeds, e.method)
+
+
+def distance(e: Estimate, x: float) -> Estimate:
+    """``|e - x|``: how far an estimate is from a value (a share from the fair one), its
+    interval every distance the interval's values could have (from 0 when it holds x)."""
+    if not e.known:
+        return Estimate.missing()
+    ends = (abs(e.lo - x), abs(e.hi - x))
+    lo = 0.0 if e.lo <= x <= e.hi else min(ends)
+    return Estimate(abs(e.value - x), lo, max(ends), e.n, e.seeds,
+                    e.method if e.method in ("exact", "one run") else "derived")
+
+
+def total(es: Sequence[Estimate]) -> Estimate:
+    """The sum of several estimates (timeouts over fan-ins), its interval the sum of
+    their ends: every value the sum could take lies in it."""
+    es = list(es)
+    if not es or not all(e.known for e in es):
+        return Estimate.missing()
+    if len(es) == 1:
+        return es[0]
+    return _derived(sum(e.value for e in es), sum(e.lo for e in es), sum(e.hi for e in es),
+                    es)
+
+
+def mean_of(es: Sequence[Estimate]) -> Estimate:
+    """The mean of several estimates (a reduction averaged over sizes or loads), its
+    interval the mean of their ends: every value the mean could take lies in it."""
+    t = total(es)
+    if not t.known or len(es) == 1:
+        return t
+    k = len(es)
+    return Estimate(t.value / k, t.lo / k, t.hi / k, t.n, t.seeds, t.method)
 
 
 def tiers(estimates: Sequence[Estimate], lower_is_better: bool = True) -> list[str]:

@@ -41,16 +41,6 @@ REPRODUCTIONS = {
 
 
 @dataclass
-class Verdict:
-    """A claim's verdict before the claim module (being replaced: reproduce() turns one
-    into a `Claim` with `claim.fact`)."""
-
-    claim: str
-    holds: bool
-    detail: str
-
-
-@dataclass
 class Figure:
     id: str
     title: str
@@ -60,7 +50,7 @@ class Figure:
     sweep: dict[str, Any] | None
     # (results, figure dir) -> (table, image paths, claims)
     analyze: Callable[[Results | None, Path],
-                      tuple[pd.DataFrame, list[Path], list[Claim | Verdict]]]
+                      tuple[pd.DataFrame, list[Path], list[Claim]]]
     paper: list[str] = field(default_factory=list)
     metrics: list[Callable[..., Any]] = field(default_factory=list)
     notes: str = ""
@@ -145,7 +135,7 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
     for fig in figs:
         print(f"[{fig.id}] {fig.title}", file=sys.stderr, flush=True)
         if fig.sweep is None:
-            table, images, verdicts = fig.analyze(None, out)
+            table, images, stated = fig.analyze(None, out)
         else:
             data = out / "data" / (fig.data or fig.id)
             # A progress bar on a terminal (points done, ETA), nothing else.
@@ -158,8 +148,9 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
                 raise SystemExit(f"spillway reproduce: {sw.failed} point(s) of {fig.id} "
                                  "failed: " + "; ".join(errors["error"]))
             with Results(data) as res:
-                table, images, verdicts = fig.analyze(res, out)
-        stated = [_as_claim(v) for v in verdicts]
+                table, images, stated = fig.analyze(res, out)
+        if not all(isinstance(c, Claim) for c in stated):
+            raise TypeError(f"{fig.id}: a figure's claims are spillway.reproduce.claim Claims")
         every += stated
         figure_of += [fig.id] * len(stated)
         table.to_csv(out / f"{fig.id}.csv", index=False)
@@ -194,9 +185,3 @@ def reproduce(name: str, out: str | Path, quick: bool = False, workers: int | No
 
 
 CLAIMS_DOC = "spillway.reproduce.claim"
-
-
-def _as_claim(v: Claim | Verdict) -> Claim:
-    if isinstance(v, Claim):
-        return v
-    return claims_.fact(v.claim, v.holds, v.detail)

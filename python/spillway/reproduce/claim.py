@@ -63,7 +63,9 @@ class Claim:
         if self.paper or self.paper_value:
             text += " Paper: " + ", ".join(x for x in (self.paper, self.paper_value) if x) + "."
         if self.ours is not None and self.ours.known:
-            text += f" Ours: {self.ours.fmt()} ({self.ours.about()})."
+            # fmt() says "one run" itself; about() says where any other interval is from.
+            about = "" if self.ours.method in ("exact", "one run") else f" ({self.ours.about()})"
+            text += f" Ours: {self.ours.fmt()}{about}."
         if self.why:
             text += f" {self.why.rstrip('.')}."
         return text
@@ -149,8 +151,9 @@ def in_every_run(claim: str, runs: Mapping[str, bool], why: str, *, paper: str =
                      paper, paper_value)
     broken = [k for k, ok in runs.items() if not ok]
     v = Verdict.FAIL if broken else Verdict.PASS
-    tail = f"; broken in {len(broken)} of {len(runs)} runs: {', '.join(broken[:6])}" + (
-        " ..." if len(broken) > 6 else "") if broken else f"; holds in all {len(runs)} runs"
+    tail = (f"; broken in {len(broken)} of {len(runs)} runs: {', '.join(broken[:6])}" + (
+        " ..." if len(broken) > 6 else "") if broken else
+        "; holds in its one run" if len(runs) == 1 else f"; holds in all {len(runs)} runs")
     return Claim(claim, v, why + tail, paper, paper_value)
 
 

@@ -1,10 +1,8 @@
-"""Estimates for the paper reproductions' claims, from their sweeps' tables: the samples
-of a cell split by seed (the runs of `spillway.intervals.Resamples`), per-run values
-carried over the seeds, and the arithmetic on estimates that `spillway.intervals` leaves
-out (means of several, differences, distances from a value), each with the interval
-from the ends that bound it (conservative, like `intervals.ratio`).
-
-What the claims then say of these estimates is `spillway.reproduce.claim`'s to judge."""
+"""Estimates for the reproductions' claims, from their sweeps' tables: the samples of a
+cell split by seed (the runs of `spillway.intervals.Resamples`), for one cell or for every
+group of a table at once, and per-run values carried over the seeds. The arithmetic on
+estimates (ratios, means of several, differences) is `spillway.intervals`'; what the
+claims say of the estimates, `spillway.reproduce.claim`'s to judge."""
 
 from __future__ import annotations
 
@@ -44,45 +42,25 @@ def per_run(frame: pd.DataFrame, col: str, floor: float | None = None) -> Estima
     return over_seeds(frame.sort_values("seed")[col].astype(float).tolist(), floor=floor)
 
 
-def _derived(value: float, lo: float, hi: float, es: Sequence[Estimate]) -> Estimate:
-    exact = all(e.method == "exact" for e in es)
-    return Estimate(value, lo, hi, min(e.n for e in es), min(e.seeds for e in es),
-                    "exact" if exact else "derived")
+def resampled_groups(samples: pd.DataFrame, by: Sequence[str], cols: Sequence[str], key: str,
+                     alike: str = "scheme") -> dict[tuple, Resamples]:
+    """For every group of ``by`` in ``samples`` (one row per flow, query or round, with a
+    `seed` column): the two-stage bootstrap of its ``cols``, one array per seed of the
+    table (a seed without rows of the group an empty one). ``key`` (the figure's id) and
+    the group's values but its ``alike`` column's (the scheme, the environment) seed the
+    draws, so that the schemes of a cell are resampled alike."""
+    seeds = sorted(samples["seed"].unique())
+    out: dict[tuple, Resamples] = {}
+    for k, g in samples.groupby(list(by), sort=False):
+        k = k if isinstance(k, tuple) else (k,)
+        cell = "/".join(str(v) for c, v in zip(by, k, strict=True) if c != alike)
+        out[k] = Resamples(by_seed(g, cols, seeds), key=f"{key}/{cell}")
+    return out
 
 
-def mean_of(es: Sequence[Estimate]) -> Estimate:
-    """The mean of several estimates (a mean over sizes, loads or sender counts), its
-    interval the mean of their ends: every value the mean could take lies in it."""
-    es = list(es)
-    if not es or not all(e.known for e in es):
-        return Estimate.missing()
-    if len(es) == 1:
-        return es[0]
-    k = len(es)
-    return _derived(sum(e.value for e in es) / k, sum(e.lo for e in es) / k,
-                    sum(e.hi for e in es) / k, es)
-
-
-def difference(a: Estimate, b: Estimate) -> Estimate:
-    """``a - b``, its interval from the ends that bound it."""
-    if not (a.known and b.known):
-        return Estimate.missing()
-    return _derived(a.value - b.value, a.lo - b.hi, a.hi - b.lo, [a, b])
-
-
-def distance(e: Estimate, x: float) -> Estimate:
-    """``|e - x|``: how far an estimate is from a value (a share from the fair one), its
-    interval every distance the interval's values could have (from 0 when it holds x)."""
-    if not e.known:
-        return Estimate.missing()
-    ends = (abs(e.lo - x), abs(e.hi - x))
-    lo = 0.0 if e.lo <= x <= e.hi else min(ends)
-    return Estimate(abs(e.value - x), lo, max(ends), e.n, e.seeds,
-                    e.method if e.method in ("exact", "one run") else "derived")
-
-
-def minus(e: Estimate, x: float) -> Estimate:
-    """``e - x`` for a constant ``x`` (a ratio as a change: ratio - 1)."""
-    if not e.known:
-        return e
-    return Estimate(e.value - x, e.lo - x, e.hi - x, e.n, e.seeds, e.method)
+def per_run_groups(runs: pd.DataFrame, by: Sequence[str], col: str,
+                   floor: float | None = None) -> dict[tuple, Estimate]:
+    """A per-run quantity (one row per run in ``runs``) as the mean over the seeds of each
+    group of ``by``, with its Student-t interval (`one run` with one seed)."""
+    return {k if isinstance(k, tuple) else (k,): per_run(g, col, floor)
+            for k, g in runs.groupby(list(by), sort=False)}

@@ -33,10 +33,10 @@ from spillway.analysis import (
     tail_percentile,
     tail_reduction,
 )
-from spillway.intervals import Estimate, ratio, reduction
+from spillway.intervals import Estimate, difference, mean_of, minus, ratio, reduction
 from spillway.reproduce import Figure, claim
 from spillway.reproduce.claim import Claim
-from spillway.reproduce.estimates import difference, mean_of, minus, resampled, seeds_of
+from spillway.reproduce.estimates import resampled, seeds_of
 from spillway.store import Results
 
 TITLE = "FastLane: agile drop notification (FastLane §2.2.1, §5.1)"

@@ -41,9 +41,10 @@ import pandas as pd
 import spillway
 from spillway import plots, schemes
 from spillway.analysis import mean_slowdown
-from spillway.intervals import Estimate, Resamples, over_seeds
+from spillway.intervals import Estimate
 from spillway.reproduce import Figure, claim
 from spillway.reproduce.claim import Claim
+from spillway.reproduce.estimates import per_run_groups, resampled_groups
 from spillway.store import Results
 
 TITLE = "Turbo: starvation under pFabric and Turbo's design options (Turbo §2.1.3, §3, §5)"
@@ -351,30 +352,6 @@ def flow_samples(res: Results, where: str = "TRUE") -> pd.DataFrame:
         FROM flows WHERE {where} ORDER BY hash, flow_id""")
 
 
-def resampled(flows: pd.DataFrame, by: list[str], cols: list[str],
-              key: str) -> dict[tuple, Resamples]:
-    """For every group of ``by`` (which may hold `scheme`): the two-stage bootstrap of its
-    flows' ``cols``, one array per seed of the sweep. The draws are keyed by ``key`` and
-    the group without its scheme, so that the schemes of a cell are resampled alike."""
-    seeds = sorted(flows["seed"].unique())
-    out: dict[tuple, Resamples] = {}
-    for k, g in flows.groupby(by, sort=False):
-        k = k if isinstance(k, tuple) else (k,)
-        cell = "/".join(str(v) for c, v in zip(by, k, strict=True) if c != "scheme")
-        out[k] = Resamples([g.loc[g["seed"] == s, cols].to_numpy(dtype=float) for s in seeds],
-                           key=f"{key}/{cell}")
-    return out
-
-
-def per_run(runs: pd.DataFrame, by: list[str], col: str) -> dict[tuple, Estimate]:
-    """A per-run quantity (one row per run in ``runs``) as the mean over the seeds of each
-    group of ``by``, with its Student-t interval: `one run` with one seed."""
-    out = {}
-    for k, g in runs.groupby(by, sort=False):
-        out[k if isinstance(k, tuple) else (k,)] = over_seeds(g[col].astype(float).tolist())
-    return out
-
-
 # ------------------------------------------------------------------------ plotting
 
 def _curves(curves: dict[str, tuple[Any, Any]], path: Path, *, title: str, xlabel: str,
@@ -422,7 +399,7 @@ def drop_claims(flows: pd.DataFrame, fig: str) -> list[Claim]:
     """Figs. 2 and 3's claims on pFabric's flows at one load (`flow_samples`): a group's
     drop rate, Σ drops / Σ packets of its flows, bootstrapped over the flows (and the
     seeds)."""
-    rate = {k: r.ratio_of_sums(0, 1, scale=100) for k, r in resampled(
+    rate = {k: r.ratio_of_sums(0, 1, scale=100) for k, r in resampled_groups(
         flows, ["cdf", "size_group"], ["drops", "packets"], f"turbo_fig{fig}_drops").items()}
     v = []
     for w in ("websearch", "aditya"):
@@ -573,7 +550,7 @@ def _starvation(quick: bool) -> list[Figure]:
             # A group's mean slowdown, bootstrapped over its flows (and the seeds).
             f = flow_samples(res, f"load = {hi} AND cdf IN ('websearch', 'aditya')")
             f = f[f["slowdown"].notna()]
-            m = {k: r.mean(0) for k, r in resampled(f, ["cdf", "size_group"], ["slowdown"],
+            m = {k: r.mean(0) for k, r in resampled_groups(f, ["cdf", "size_group"], ["slowdown"],
                                                      "turbo_fig7_slowdown").items()}
             v = []
             for w in ("websearch", "aditya"):
@@ -664,11 +641,12 @@ def _comparison(quick: bool) -> list[Figure]:
         # load, drawn alike for every scheme of a cell; the backlog is a run's own number.
         f = flow_samples(res, f"load = {top} AND cdf IN ('websearch', 'aditya') "
                               "AND fct_ps IS NOT NULL")
-        every = resampled(f, ["cdf", "scheme"], ["fct_ms", "slowdown"], "turbo_fig12_fct/all")
-        long = resampled(f[f["long"]], ["cdf", "scheme"], ["fct_ms"], "turbo_fig12_fct/long")
+        by = ["cdf", "scheme"]
+        every = resampled_groups(f, by, ["fct_ms", "slowdown"], "turbo_fig12_fct/all")
+        long = resampled_groups(f[f["long"]], by, ["fct_ms"], "turbo_fig12_fct/long")
         gr = growth_table(res)
-        backlog = per_run(gr[gr.load == top], ["cdf", "scheme"], "backlog_share")
-        growth = per_run(gr[gr.load == top], ["cdf", "scheme"], "growth")
+        backlog = per_run_groups(gr[gr.load == top], ["cdf", "scheme"], "backlog_share")
+        growth = per_run_groups(gr[gr.load == top], ["cdf", "scheme"], "growth")
         v = []
         for w in wl:
             lm = {s: long[(w, s)].mean(0) if (w, s) in long else Estimate.missing()
@@ -702,7 +680,7 @@ def _comparison(quick: bool) -> list[Figure]:
     def fig13(res: Results | None, out: Path) -> tuple[pd.DataFrame, list[Path],
                                                       list[Claim]]:
         assert res is not None
-        p = performance(res)[["scheme", "cdf", "load", "dead_pct", "dup_pct",
+        p = performance(res)[["scheme", "cdf", "load", "seed", "dead_pct", "dup_pct",
                               "zombie_packets"]]
         imgs = []
         for w in wl:
@@ -714,8 +692,8 @@ def _comparison(quick: bool) -> list[Figure]:
                                 title=f"Duplicate packets, {NAMES[w]} (Turbo Fig. 13b)",
                                 ylabel="duplicate bytes (% of bytes offered)")
         # Dead and duplicate bytes are each run's own shares (one run with one seed).
-        dup = per_run(p, ["cdf", "load", "scheme"], "dup_pct")
-        dead = per_run(p, ["cdf", "load", "scheme"], "dead_pct")
+        dup = per_run_groups(p, ["cdf", "load", "scheme"], "dup_pct")
+        dead = per_run_groups(p, ["cdf", "load", "scheme"], "dead_pct")
         v = []
         for w in wl:
             for s in ("T3", "T4"):
@@ -759,7 +737,7 @@ def _comparison(quick: bool) -> list[Figure]:
                                         if c.name == "scheme" else c)
         f = flow_samples(res, "cdf IN ('websearch', 'aditya') AND fct_ps IS NOT NULL AND "
                               "load IN (" + ", ".join(map(str, loads)) + ")")
-        fct = {k: r.mean(0) for k, r in resampled(f, ["cdf", "load", "scheme"], ["fct_ms"],
+        fct = {k: r.mean(0) for k, r in resampled_groups(f, ["cdf", "load", "scheme"], ["fct_ms"],
                                                    "turbo_table").items()}
         v = []
         for w in wl:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from spillway import plots, schemes
 from spillway.analysis import flow_goodput
-from spillway.intervals import Estimate
+from spillway.intervals import Estimate, distance
 from spillway.reproduce import Figure, claim
 from spillway.reproduce.claim import Claim
 from spillway.reproduce.cp.testbed import (
@@ -20,7 +20,7 @@ from spillway.reproduce.cp.testbed import (
     TESTBED,
     long_flows,
 )
-from spillway.reproduce.estimates import distance, per_run
+from spillway.reproduce.estimates import per_run
 from spillway.store import Results
 
 

@@ -13,11 +13,11 @@ import pandas as pd
 
 from spillway import plots
 from spillway.analysis import incast_goodput
-from spillway.intervals import Estimate, ratio
+from spillway.intervals import Estimate, mean_of, ratio
 from spillway.reproduce import Figure, claim
 from spillway.reproduce.claim import Claim
 from spillway.reproduce.cp.testbed import BASE, CP_SCHEMES, CUT_WIRE, SCHEMES, STAR
-from spillway.reproduce.estimates import mean_of, per_run, resampled, seeds_of
+from spillway.reproduce.estimates import per_run, resampled, seeds_of
 from spillway.store import Results
 
 

@@ -22,7 +22,7 @@ from spillway.analysis import percentile
 from spillway.intervals import Estimate, over_seeds
 from spillway.reproduce import Figure, claim
 from spillway.reproduce.claim import Claim
-from spillway.reproduce.detail.estimates import mean_of, p99s, times
+from spillway.reproduce.detail.estimates import p99s
 from spillway.reproduce.detail.network import NETWORK, environments
 from spillway.schemes import scheme
 from spillway.store import Results
@@ -239,7 +239,7 @@ def fig11a_claims(q: pd.DataFrame) -> list[Claim]:
     sizes = sorted({s for s, _ in p})
 
     def red(env: str, base: str) -> Estimate:
-        return mean_of([intervals.reduction(p[(s, env)], p[(s, base)]) for s in sizes])
+        return intervals.mean_of([intervals.reduction(p[(s, env)], p[(s, base)]) for s in sizes])
 
     return [
         claim.each("individual queries, every response size: DeTail better than Priority, "
@@ -267,7 +267,7 @@ def fig11b_claims(w: pd.DataFrame, bg: pd.DataFrame) -> list[Claim]:
     `qct_ps`) and the background's throughput per run (`scheme`, `seed`, `mbps`)."""
     p = _p99s(w, [], "detail_fig11b")
     thr = {e: over_seeds(g["mbps"].tolist()) for e, g in bg.groupby("scheme")}
-    gain = times(thr["detail"], thr["baseline"])
+    gain = intervals.ratio(thr["detail"], thr["baseline"])
     return [
         _ordering("web requests (10 sequential queries)", p, FIG11B_PAPER,
                   "about 70% and 40% less"),
@@ -395,7 +395,7 @@ def fig11c_claims(w: pd.DataFrame, rates: Sequence[float],
     miss = Estimate.missing()
     sus = {e: sustainable(rates, [p.get((r, e), miss) for r in rates]) for e in envs}
     d, b = sus["detail"], sus["baseline"]
-    more = times(d, b)
+    more = intervals.ratio(d, b)
     said = (f"highest rate with p99 ≤ 10 ms: DeTail {d.fmt('.0f')}/s, Priority "
             f"{sus['priority'].fmt('.0f')}/s, Baseline {b.fmt('.0f')}/s (rates swept "
             f"{rates[0]}–{rates[-1]}/s)"

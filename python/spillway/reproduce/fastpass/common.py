@@ -4,7 +4,6 @@ scenarios, the paper's numbers and the analysis helpers (tested one by one)."""
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -217,27 +216,6 @@ def one_run(value: float) -> Estimate:
     ones and the Poisson web search, the same whatever their seed (a second seed gives
     the same counters), so more seeds would not give one either."""
     return Estimate.exact(value, "one run", n=1, seeds=1)
-
-
-def _div(x: float, y: float) -> float:
-    # A positive number over a zero one is unbounded; nothing over nothing is taken as 0,
-    # the end a ratio's interval then cannot go below.
-    if y > 0:
-        return x / y
-    return math.inf if x > 0 else 0.0
-
-
-def times(a: Estimate, b: Estimate) -> Estimate:
-    """How many times ``b`` ``a`` is (a / b), its interval from the ends that bound it
-    (as `spillway.intervals.ratio`), unbounded where ``b`` can be 0 (a queue whose median
-    is empty: infinitely shorter), and a number of one run when both are."""
-    if not (a.known and b.known):
-        return Estimate.missing()
-    kinds = {a.method, b.method}
-    method = ("one run" if kinds <= {"one run", "exact"} and "one run" in kinds
-              else "exact" if kinds == {"exact"} else "derived")
-    return Estimate(_div(a.value, b.value), _div(a.lo, b.hi), _div(a.hi, b.lo),
-                    min(a.n, b.n), min(a.seeds, b.seeds), method)
 
 
 # ------------------------------------------------------------------ helpers

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from spillway.intervals import Estimate, Resamples
+from spillway.intervals import Estimate, Resamples, ratio
 from spillway.reproduce import Figure, claim
 from spillway.reproduce.claim import Claim
 from spillway.reproduce.fastpass.common import (
@@ -28,7 +28,6 @@ from spillway.reproduce.fastpass.common import (
     join_convergence,
     median_spread,
     one_run,
-    times,
 )
 from spillway.store import Results
 
@@ -60,7 +59,7 @@ def spread_claims(t: pd.DataFrame, spreads: dict[str, pd.DataFrame],
         fine[r.flows] = (b, f)
         out.append(claim.at_least(
             f"{r.flows} flows: Fastpass's median spread at least 10× below the baseline's",
-            times(b, f), 10, paper=SPREAD_PAPER,
+            ratio(b, f), 10, paper=SPREAD_PAPER,
             paper_value=f"{r.paper_improvement:,.1f}× ({r.paper_baseline_mbps} vs "
                         f"{r.paper_fastpass_mbps} Mbit/s)",
             why=f"median std {b.fmt('.4g')} vs {f.fmt('.3g')} Mbit/s over "
@@ -72,7 +71,7 @@ def spread_claims(t: pd.DataFrame, spreads: dict[str, pd.DataFrame],
         key = f"fastpass_expC_fairness/{r.flows}/{factor}ms"
         b = _median_spread(coarse["baseline"], r.flows, key)
         f = _median_spread(coarse["Fastpass"], r.flows, key)
-        cases.append(claim.at_least(f"{r.flows} flows", times(b, f), 10))
+        cases.append(claim.at_least(f"{r.flows} flows", ratio(b, f), 10))
         said.append(f"{r.flows} flows: {b.fmt('.4g')} vs {f.fmt('.3g')} Mbit/s (paper "
                     f"{r.paper_baseline_mbps} vs {r.paper_fastpass_mbps})")
     out.append(claim.each(

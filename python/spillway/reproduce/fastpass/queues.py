@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from spillway import plots
-from spillway.intervals import Resamples
+from spillway.intervals import Resamples, ratio
 from spillway.reproduce import Figure, claim
 from spillway.reproduce.claim import Claim
 from spillway.reproduce.fastpass.common import (
@@ -31,7 +31,6 @@ from spillway.reproduce.fastpass.common import (
     _symlog_bars,
     exp_a_text,
     one_run,
-    times,
     window_goodput,
 )
 from spillway.store import Results
@@ -57,7 +56,7 @@ def queue_claims(k: pd.DataFrame, warmup_ms: int) -> list[Claim]:
     for run in FP_RUNS:
         fp = k.loc[run]
         out.append(claim.at_least(
-            f"{run}: median queue at least 20× below the baseline's", times(b50,
+            f"{run}: median queue at least 20× below the baseline's", ratio(b50,
                                                                             one_run(fp.p50_kb)),
             20, paper=QUEUE_PAPER, paper_value="242× (4,351 vs 18 KB)",
             why=f"{base.p50_kb:,.0f} vs {fp.p50_kb:,.1f} KiB; percentiles "
@@ -80,7 +79,7 @@ def queue_claims(k: pd.DataFrame, warmup_ms: int) -> list[Claim]:
         paper_value="4,351 KB", why=f"99th percentile {base.p99_kb:,.0f} KiB"))
     fp, b1 = k.loc["Fastpass"], k.loc["baseline (RTOmin 1 ms)"]
     g_fp, g_base = one_run(fp.steady_goodput_gbps), one_run(base.steady_goodput_gbps)
-    pen = times(g_fp, g_base)
+    pen = ratio(g_fp, g_base)
     out.append(claim.within(
         "Fastpass's throughput penalty is small: steady goodput within 5% of the "
         "baseline's (Fastpass / baseline between 0.95 and 1.05)", pen, 0.95, 1.05,
@@ -118,7 +117,7 @@ def ping_claims(t: pd.DataFrame, samples: dict[str, np.ndarray]) -> list[Claim]:
     k = t.set_index("run")
     b50 = est["baseline"][0]
     out = [claim.at_least(f"{run}: median ping RTT at least 5× below the baseline's",
-                          times(b50, est[run][0]), 5, paper=PING_PAPER,
+                          ratio(b50, est[run][0]), 5, paper=PING_PAPER,
                           paper_value="15.5× (3.56 vs 0.23 ms)",
                           why=f"medians {b50.fmt('.3f')} vs {est[run][0].fmt('.3f')} ms")
            for run in FP_RUNS]

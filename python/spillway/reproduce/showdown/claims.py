@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from spillway.intervals import Estimate, ratio, reduction
+from spillway.intervals import Estimate, ratio, reduction, total
 from spillway.reproduce import claim
 from spillway.reproduce.claim import Claim
 from spillway.reproduce.showdown.metrics import estimate
@@ -139,14 +139,6 @@ def fastpass_queues(cells: pd.DataFrame) -> Claim:
     return _measured(text, body, cells, ["Fastpass", "CUBIC"], list(POISSON))
 
 
-def _sum(es: list[Estimate]) -> Estimate:
-    """The sum of estimates, its interval the sum of their ends (conservative)."""
-    if not es or not all(e.known for e in es):
-        return Estimate.missing()
-    return Estimate(sum(e.value for e in es), sum(e.lo for e in es), sum(e.hi for e in es),
-                    min(e.n for e in es), min(e.seeds for e in es), "derived")
-
-
 def incast_timeouts(cells: pd.DataFrame, scheme: str) -> Claim:
     """``scheme`` has fewer incast timeouts than TCP on every fabric (summed over the
     fan-ins, per run), and no more than TCP at any fan-in."""
@@ -165,12 +157,12 @@ def incast_timeouts(cells: pd.DataFrame, scheme: str) -> Claim:
             tcp.append(b)
         if not at:
             continue
-        total, total_tcp = _sum(ours), _sum(tcp)
-        cases.append(claim.each(f, [claim.below("fewer in all", total, total_tcp),
+        ours_total, tcp_total = total(ours), total(tcp)
+        cases.append(claim.each(f, [claim.below("fewer in all", ours_total, tcp_total),
                                     claim.each("no more at any fan-in", at)],
-                                why=f"{f}: {total.fmt('.3g')} vs TCP's {total_tcp.fmt('.3g')} "
+                                why=f"{f}: {ours_total.fmt()} vs TCP's {tcp_total.fmt()} "
                                     "per run summed over fan-ins"))
-        labels.append(f"{f} ({total.fmt('.3g')} vs TCP's {total_tcp.fmt('.3g')})")
+        labels.append(f"{f} ({ours_total.fmt()} vs TCP's {tcp_total.fmt()})")
     if not cases:
         return claim.each(text, [], why="no incast runs")
     body = claim.each(text, cases, label=labels, why="; ".join(c.why.split(";")[0]
