@@ -49,7 +49,7 @@ use switch::read_switch;
 use toml::{Table, Value};
 use topology::read_topology;
 use transport::read_transport;
-use workload::{read_background, read_size_classes, read_workload};
+use workload::{check_load_on, read_background, read_load_on, read_size_classes, read_workload};
 
 #[derive(Debug, Clone)]
 pub struct Scenario {
@@ -160,9 +160,16 @@ impl Scenario {
                 .map(|&h| (h, fp.arbiter_link_rate))
                 .collect();
         }
-        let workload = read_workload(&mut r, hosts)?;
+        let load_on = read_load_on(
+            &mut r,
+            transport.mss(),
+            transport.header_bytes(),
+            topology.framing_bytes,
+        )?;
+        let workload = read_workload(&mut r, hosts, load_on)?;
         let classes = read_size_classes(&mut r, &workload)?;
-        let background = read_background(&mut r, hosts)?;
+        let background = read_background(&mut r, hosts, load_on)?;
+        check_load_on(&r, load_on, &workload, background.as_ref())?;
         let run = read_run(&mut r)?;
         if let Some(fp) = &host.fastpass {
             if fp.fail_at.is_some() && fp.secondary.is_none() && run.duration.is_none() {
