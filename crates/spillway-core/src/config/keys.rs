@@ -170,6 +170,17 @@ pub const KEYS: &[KeyDef] = &[
     key!("switch.forwarding_delay", Ty::Time, "0us", &[],
         "The forwarding engine's delay at every switch, between a packet's arrival and its forwarding decision \
          (DeTail §7.1: 3.1 us of a 25 us switch budget). Control frames (pauses) skip it. The ideal FCT counts it."),
+    key!("switch.cut_through", Ty::Bool, "false", &[],
+        "Cut-through forwarding at output-queued switches: a packet starts leaving once its header has arrived \
+         (the Ethernet bytes ahead of the IP packet, `topology.framing_bytes` less the 16 B of FCS and gap that \
+         follow it, plus `transport.header_bytes`: 62 B with Ethernet framing, 40 B without), if its egress is \
+         idle then (nothing queued, link free, no class paused) and would not finish before the packet's last \
+         byte arrives (its serialization there at least the ingress's less the header's: an egress no faster \
+         than the ingress; a slow ingress into a faster egress stores and forwards). It then leaves \
+         serialization - header time earlier than store-and-forward; any other packet is stored and forwarded \
+         (decided when its last byte is in). The ideal FCT follows the same rule. Refused with `kind = \"cioq\"` \
+         and with `speedup` (their crossbars are store-and-forward stages). `false`: store-and-forward \
+         everywhere."),
     key!("switch.speedup", Ty::IntOrOff, "off", &[],
         "Crossbar speedup: a packet crosses a switch's crossbar in its serialization time at this many times its \
          input link's rate (DeTail §7.1: 4, 3.06 us for a 1530 B frame at 1 Gbps). At an output-queued switch it \

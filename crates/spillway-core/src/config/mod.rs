@@ -45,7 +45,7 @@ use ping::read_ping;
 use reader::Reader;
 use run::read_run;
 use std::path::Path;
-use switch::read_switch;
+use switch::{read_cut_through, read_switch};
 use toml::{Table, Value};
 use topology::read_topology;
 use transport::read_transport;
@@ -119,6 +119,12 @@ impl Scenario {
         if let TransportConfig::Turbo(_) = &transport {
             check_turbo(&r, &switch)?;
         }
+        read_cut_through(
+            &mut r,
+            &mut switch,
+            transport.header_bytes(),
+            topology.framing_bytes,
+        )?;
         let ecn_capable = transport.tcp().is_some_and(|t| t.ecn);
         if let Some(tcp) = transport
             .tcp()

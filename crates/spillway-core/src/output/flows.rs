@@ -23,8 +23,11 @@ records! {
         fct_ps: u64, null = Max;
         /// The flow alone on its path, sent at line rate from `start_ps`, store-and-forward
         /// at every hop: serialization of each packet at every hop plus propagation, in
-        /// closed form (packets pipeline behind the slowest hop). Server processing delay
-        /// is not included.
+        /// closed form (packets pipeline behind the slowest hop). With
+        /// `switch.cut_through`, a switch forwards each packet as the switches do for a
+        /// flow alone (once its header is in, if the egress is free then and no faster
+        /// than the ingress; else stored), computed packet by packet until the pattern
+        /// repeats. Server processing delay is not included.
         ideal_fct_ps: u64;
         /// `fct_ps / ideal_fct_ps`: at least 1, except where paths differ: the ideal
         /// follows the first equal-cost choice at each switch, so with
