@@ -75,8 +75,12 @@ def test_hostile_values_run_or_are_refused(path: Path) -> None:
     for overrides in cases:
         _survives(text, base, overrides)
     ran = sum(_survives(text, base, o) for o in combos)
-    # Not everything is refused: the runs themselves are exercised too.
-    assert ran >= len(combos) // 5, f"only {ran} of {len(combos)} combinations ran"
+    # Not everything is refused: the runs themselves are exercised too. The draws change
+    # whenever a key is added; for the example that refuses most (cp/ooo.toml, whose
+    # multi-line routes and flows make garbage values) about 27% run, so 60 draws give
+    # 16 ± 3.4 runs: at least a tenth (6) holds by three standard deviations, a fifth
+    # failed one draw in ten.
+    assert ran >= len(combos) // 10, f"only {ran} of {len(combos)} combinations ran"
 
 
 # The outputs any scheme can ask for: samplers and a ping, with its hosts.

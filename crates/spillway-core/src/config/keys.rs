@@ -170,6 +170,17 @@ pub const KEYS: &[KeyDef] = &[
     key!("switch.forwarding_delay", Ty::Time, "0us", &[],
         "The forwarding engine's delay at every switch, between a packet's arrival and its forwarding decision \
          (DeTail §7.1: 3.1 us of a 25 us switch budget). Control frames (pauses) skip it. The ideal FCT counts it."),
+    key!("switch.cut_through", Ty::Bool, "false", &[],
+        "Cut-through forwarding at output-queued switches: a packet starts leaving once its header has arrived \
+         (the Ethernet bytes ahead of the IP packet, `topology.framing_bytes` less the 16 B of FCS and gap that \
+         follow it, plus `transport.header_bytes`: 62 B with Ethernet framing, 40 B without), if its egress is \
+         idle then (nothing queued, link free, no class paused) and would not finish before the packet's last \
+         byte arrives (its serialization there at least the ingress's less the header's: an egress no faster \
+         than the ingress; a slow ingress into a faster egress stores and forwards). It then leaves \
+         serialization - header time earlier than store-and-forward; any other packet is stored and forwarded \
+         (decided when its last byte is in). The ideal FCT follows the same rule. Refused with `kind = \"cioq\"` \
+         and with `speedup` (their crossbars are store-and-forward stages). `false`: store-and-forward \
+         everywhere."),
     key!("switch.speedup", Ty::IntOrOff, "off", &[],
         "Crossbar speedup: a packet crosses a switch's crossbar in its serialization time at this many times its \
          input link's rate (DeTail §7.1: 4, 3.06 us for a 1530 B frame at 1 Gbps). At an output-queued switch it \
@@ -363,8 +374,10 @@ pub const KEYS: &[KeyDef] = &[
          `0us` starts all senders at the same instant."),
     key!("workload.load", Ty::Float, "0.5", LOAD_KINDS,
         "Offered load in (0, 1]: the fraction of the sending hosts' summed link capacity that the flows' payload bytes \
-         would use: poisson λ = load · |`sources`| · link_rate / (8 · mean size) flows/s; queries λ = load · |`clients`| · \
+         (with `load_on = \"wire\"`: their bytes on the wire) would use: poisson λ = load · |`sources`| · link_rate / (8 · mean size) flows/s; queries λ = load · |`clients`| · \
          link_rate / (8 · fanout · mean response size) queries/s (sequential: web requests/s, with `sequence` × the mean response size; all hosts when not listed; docs/workloads.md). Refused beside `rate` or `burst_period`, which give the rate instead."),
+    key!("workload.load_on", Ty::Choice(&["payload", "wire"]), "payload", &[],
+         "What `load` and `background_load` count. `payload`: the flows' payload bytes (the application's), as the DCTCP and CP papers count load. `wire`: the bytes their data packets take on the wire, as the pFabric group's simulator counts it: each segment's payload plus `transport.header_bytes` plus `topology.framing_bytes`, short frames padded to Ethernet's 64 B minimum (ACKs and retransmissions not counted), so the same load offers fewer flows (with 1460 B segments in 1500 B frames, `framing_bytes = 0`: 1460/1500 as many). For a CDF, the mean on the wire is taken over the same piecewise-linear distribution as the payload mean. `wire` is refused where neither load sets a rate (docs/workloads.md)."),
     key!("workload.rate", Ty::FloatOrOff, "off", RATE_KINDS,
          "Queries (sequential: web requests) per second per client, arriving as a Poisson process (DeTail §8.1: 500 to 2500). `off`: the rate `load` gives. With `burst_period`: the rate between bursts, `off` or `0` for none (bursty) or positive (mixed). At most 1e9, at least 0.001."),
     key!("workload.burst_period", Ty::TimeOrOff, "off", RATE_KINDS,

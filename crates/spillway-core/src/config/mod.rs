@@ -45,11 +45,11 @@ use ping::read_ping;
 use reader::Reader;
 use run::read_run;
 use std::path::Path;
-use switch::read_switch;
+use switch::{read_cut_through, read_switch};
 use toml::{Table, Value};
 use topology::read_topology;
 use transport::read_transport;
-use workload::{read_background, read_size_classes, read_workload};
+use workload::{check_load_on, read_background, read_load_on, read_size_classes, read_workload};
 
 #[derive(Debug, Clone)]
 pub struct Scenario {
@@ -119,6 +119,12 @@ impl Scenario {
         if let TransportConfig::Turbo(_) = &transport {
             check_turbo(&r, &switch)?;
         }
+        read_cut_through(
+            &mut r,
+            &mut switch,
+            transport.header_bytes(),
+            topology.framing_bytes,
+        )?;
         let ecn_capable = transport.tcp().is_some_and(|t| t.ecn);
         if let Some(tcp) = transport
             .tcp()
@@ -160,9 +166,16 @@ impl Scenario {
                 .map(|&h| (h, fp.arbiter_link_rate))
                 .collect();
         }
-        let workload = read_workload(&mut r, hosts)?;
+        let load_on = read_load_on(
+            &mut r,
+            transport.mss(),
+            transport.header_bytes(),
+            topology.framing_bytes,
+        )?;
+        let workload = read_workload(&mut r, hosts, load_on)?;
         let classes = read_size_classes(&mut r, &workload)?;
-        let background = read_background(&mut r, hosts)?;
+        let background = read_background(&mut r, hosts, load_on)?;
+        check_load_on(&r, load_on, &workload, background.as_ref())?;
         let run = read_run(&mut r)?;
         if let Some(fp) = &host.fastpass {
             if fp.fail_at.is_some() && fp.secondary.is_none() && run.duration.is_none() {

@@ -132,6 +132,8 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
         forwarding_delay: r.time("switch.forwarding_delay")?,
         speedup: speedup.map(|s| s as u32),
         scheduled_crossbar: matches!(kind, SwitchKind::Cioq(_)),
+        // `read_cut_through`, once the header's size is known.
+        cut_through: None,
     };
     if overflow == Overflow::FastLane && fl_buffer < 64 {
         return Err(r.err(
@@ -158,6 +160,44 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
         timing,
         kind,
     })
+}
+
+/// The bytes of a packet a cut-through switch must have before it forwards: what
+/// forwarding reads, its Ethernet header (with the preamble ahead of it) and the TCP/IP
+/// headers behind it (the 5-tuple ECMP hashes): `framing` less the 16 B of FCS and
+/// inter-frame gap that follow the packet (22 B with Ethernet's 38), plus `header`
+/// bytes of TCP/IP (40): 62 B. Without framing (pFabric's 1500 B packets), the 40 B of
+/// TCP/IP alone, the header size the pFabric group's simulator cuts through at.
+pub fn cut_through_header(header: u32, framing: u32) -> u32 {
+    (header + framing.saturating_sub(16)).max(1)
+}
+
+/// `switch.cut_through`, once the transport's header size is known.
+pub(super) fn read_cut_through(
+    r: &mut Reader,
+    sw: &mut SwitchConfig,
+    header: u32,
+    framing: u32,
+) -> Result<(), ScenarioError> {
+    if !r.bool("switch.cut_through")? {
+        return Ok(());
+    }
+    if matches!(sw.kind, SwitchKind::Cioq(_)) {
+        return Err(r.err(
+            "switch.cut_through",
+            "is for output-queued switches: a CIOQ switch (switch.kind = \"cioq\") moves a \
+             packet through its scheduled crossbar only once it holds all of it",
+        ));
+    }
+    if sw.timing.speedup.is_some() {
+        return Err(r.err(
+            "switch.cut_through",
+            "the crossbar of switch.speedup is a store-and-forward stage of its own: set \
+             switch.speedup = \"off\" with cut-through",
+        ));
+    }
+    sw.timing.cut_through = Some(cut_through_header(header, framing));
+    Ok(())
 }
 
 /// `switch.kind` and, for `cioq`, its ingress queues and flow control.

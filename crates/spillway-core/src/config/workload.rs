@@ -4,6 +4,7 @@ use super::error::ScenarioError;
 use super::reader::{int_in, is_off, load_fraction, Reader};
 use crate::units::{self, Ps};
 use crate::workload::cdf::Cdf;
+use crate::workload::load::{Load, LoadOn};
 use crate::workload::size_classes::SizeClasses;
 use crate::workload::spec::{
     BackgroundSpec, BurstSpec, ClosedLoopSpec, FlowSpec, IncastSpec, PoissonBackground,
@@ -178,7 +179,63 @@ impl ListItem for u32 {
     }
 }
 
-pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, ScenarioError> {
+/// `workload.load_on`: what a load counts; a flow's data as the transport sends it
+/// (`mss`, `header` bytes per segment) framed by `framing` bytes.
+pub(super) fn read_load_on(
+    r: &mut Reader,
+    mss: u32,
+    header: u32,
+    framing: u32,
+) -> Result<LoadOn, ScenarioError> {
+    Ok(match r.choice("workload.load_on")? {
+        "wire" => LoadOn::Wire {
+            mss,
+            header,
+            framing,
+        },
+        _ => LoadOn::Payload,
+    })
+}
+
+/// `workload.load_on = "wire"` where no load sets a rate: it would do nothing. (The
+/// default, `payload`, is in every resolved scenario, which must read back.)
+pub(super) fn check_load_on(
+    r: &Reader,
+    load_on: LoadOn,
+    workload: &WorkloadSpec,
+    background: Option<&BackgroundSpec>,
+) -> Result<(), ScenarioError> {
+    let main = match workload {
+        WorkloadSpec::Poisson(_) | WorkloadSpec::ShortLong(_) => true,
+        WorkloadSpec::Query(q) => matches!(q.arrivals, QueryArrivals::Load(_)),
+        WorkloadSpec::Incast(_) | WorkloadSpec::Trace(_) => false,
+    };
+    let background = background.is_some_and(|b| b.poisson.is_some());
+    if load_on != LoadOn::Payload && !main && !background {
+        return Err(r.err(
+            "workload.load_on",
+            "says what workload.load and workload.background_load count, and neither sets a rate \
+             here (this workload's rate is given otherwise, and background_load is off)",
+        ));
+    }
+    Ok(())
+}
+
+impl Reader<'_> {
+    /// `workload.load`, counted as `on` says.
+    fn load_on(&mut self, on: LoadOn) -> Result<Load, ScenarioError> {
+        Ok(Load {
+            fraction: self.load()?,
+            on,
+        })
+    }
+}
+
+pub(super) fn read_workload(
+    r: &mut Reader,
+    hosts: u32,
+    load_on: LoadOn,
+) -> Result<WorkloadSpec, ScenarioError> {
     let kind = r.choice("workload.kind")?;
     let host_in_range = |r: &Reader, key: &str, h: u64| -> Result<u32, ScenarioError> {
         if h >= hosts as u64 {
@@ -256,7 +313,7 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
             })
         }
         "poisson" => {
-            let load = r.load()?;
+            let load = r.load_on(load_on)?;
             let cdf = r.cdf("workload.cdf")?.expect("poisson has a default cdf");
             let sources = r.hosts("workload.sources", hosts)?;
             let destinations = r.hosts("workload.destinations", hosts)?;
@@ -279,10 +336,10 @@ pub(super) fn read_workload(r: &mut Reader, hosts: u32) -> Result<WorkloadSpec, 
             })
         }
         "request_response" | "partition_aggregate" | "sequential" => {
-            WorkloadSpec::Query(read_queries(r, kind, hosts)?)
+            WorkloadSpec::Query(read_queries(r, kind, hosts, load_on)?)
         }
         "short_long" => {
-            let load = r.load()?;
+            let load = r.load_on(load_on)?;
             let short_fraction = r.float_in("workload.short_fraction", -1.0, 1.0)?;
             let clients = r.hosts("workload.clients", hosts)?;
             let workers = r.hosts("workload.workers", hosts)?;
@@ -397,8 +454,9 @@ pub(super) fn read_size_classes(
 pub(super) fn read_background(
     r: &mut Reader,
     hosts: u32,
+    load_on: LoadOn,
 ) -> Result<Option<BackgroundSpec>, ScenarioError> {
-    let poisson = read_poisson_background(r, hosts)?;
+    let poisson = read_poisson_background(r, hosts, load_on)?;
     let closed_loop = read_closed_loop(r, hosts)?;
     Ok(
         (poisson.is_some() || closed_loop.is_some()).then_some(BackgroundSpec {
@@ -411,6 +469,7 @@ pub(super) fn read_background(
 fn read_poisson_background(
     r: &mut Reader,
     hosts: u32,
+    load_on: LoadOn,
 ) -> Result<Option<PoissonBackground>, ScenarioError> {
     let load = r
         .typed(
@@ -442,7 +501,10 @@ fn read_poisson_background(
     // showdown: background flows to and from Fastpass's arbiter).
     let hosts: Vec<u32> = (0..hosts).filter(|h| !r.reserved.contains(h)).collect();
     Ok(Some(PoissonBackground {
-        load,
+        load: Load {
+            fraction: load,
+            on: load_on,
+        },
         cdf,
         scale,
         scale_above,
@@ -502,8 +564,13 @@ fn read_closed_loop(r: &mut Reader, hosts: u32) -> Result<Option<ClosedLoopSpec>
 }
 
 /// The query workloads: request_response, partition_aggregate, sequential.
-fn read_queries(r: &mut Reader, kind: &str, hosts: u32) -> Result<QuerySpec, ScenarioError> {
-    let arrivals = read_query_arrivals(r)?;
+fn read_queries(
+    r: &mut Reader,
+    kind: &str,
+    hosts: u32,
+    load_on: LoadOn,
+) -> Result<QuerySpec, ScenarioError> {
+    let arrivals = read_query_arrivals(r, load_on)?;
     let queries = r.opt_uint("workload.queries", 1)?;
     let fanouts =
         if kind == "partition_aggregate" {
@@ -590,7 +657,7 @@ fn query_rate(v: &Value, zero: bool) -> Result<f64, String> {
 }
 
 /// `workload.load`, `workload.rate` and `workload.burst_*`.
-fn read_query_arrivals(r: &mut Reader) -> Result<QueryArrivals, ScenarioError> {
+fn read_query_arrivals(r: &mut Reader, load_on: LoadOn) -> Result<QueryArrivals, ScenarioError> {
     let period = r.opt_time("workload.burst_period")?;
     let bursty = period.is_some();
     let rate = r
@@ -623,7 +690,7 @@ fn read_query_arrivals(r: &mut Reader) -> Result<QueryArrivals, ScenarioError> {
                 refuse_load(r, "workload.rate")?;
                 QueryArrivals::Rate(rate)
             }
-            None => QueryArrivals::Load(r.load()?),
+            None => QueryArrivals::Load(r.load_on(load_on)?),
         });
     };
     if period == 0 {

@@ -74,6 +74,15 @@ pub enum Ev {
     /// Fastpass: arbiter `rank` handles message `msg` (its processing latency has
     /// passed).
     FpHandle { rank: u32, msg: u32 },
+    /// Cut-through (`switch.cut_through`): the header of `pkt` has reached switch
+    /// `node` by `port`; `egress` as for `Arrive`. If the packet cannot start at once,
+    /// the switch schedules its `Arrive` for when its last byte is in.
+    Header {
+        node: u32,
+        pkt: u32,
+        port: u16,
+        egress: u16,
+    },
 }
 
 /// What a `Sample` event samples; each at its own interval.

@@ -275,6 +275,12 @@ impl Sim {
                     self.switches[(node - hosts) as usize].on_arrive(cx, node, pkt, port, egress);
                 }
             }
+            Ev::Header {
+                node,
+                pkt,
+                port,
+                egress,
+            } => self.switches[(node - hosts) as usize].on_header(cx, node, pkt, port, egress),
             Ev::PortFree { node, port } => {
                 if node < hosts {
                     self.hosts.on_nic_free(cx, node, time);

@@ -37,6 +37,9 @@ pub struct LinkEnd {
     /// that is a fixed delay added on the way (an output-queued switch with a speedup;
     /// a combined input/output-queued switch schedules its crossbar itself): 0 if none.
     pub crossbar_rate: u64,
+    /// The peer is a switch that forwards cut-through (`switch.cut_through`): it takes
+    /// a packet once this many of its bytes have arrived. 0: store-and-forward.
+    pub cut_header: u32,
 }
 
 /// What a switch adds to a packet's time besides queueing (DeTail §7.1): the forwarding
@@ -50,6 +53,9 @@ pub struct SwitchTiming {
     /// The switches schedule their crossbars (CIOQ): the crossbar is not a fixed delay
     /// on the links.
     pub scheduled_crossbar: bool,
+    /// `switch.cut_through`: the switches start forwarding a packet once this many of
+    /// its bytes (its header) have arrived; `None`: store-and-forward.
+    pub cut_through: Option<u32>,
 }
 
 pub struct Fabric {
@@ -91,6 +97,7 @@ impl Fabric {
                     delay: l.delay,
                     latency: l.delay + if switch { timing.forwarding_delay } else { 0 },
                     crossbar_rate: 0,
+                    cut_header: timing.cut_through.filter(|_| switch).unwrap_or(0),
                 }
             };
             ports[l.a as usize].push(end(l.b, ib));
@@ -231,7 +238,7 @@ impl Fabric {
         }
     }
 
-    /// The switches' forwarding delay and crossbar speedup.
+    /// The switches' forwarding delay, crossbar speedup and cut-through header.
     pub fn timing(&self) -> SwitchTiming {
         self.timing
     }

@@ -9,7 +9,7 @@ use super::rx::Gro;
 use super::Hosts;
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
-use crate::output::ideal::ideal_fct;
+use crate::output::ideal::{ideal_fct, ideal_fct_cut_through};
 use crate::packet::wire::wire_bytes;
 use crate::packet::{Packet, PktKind, IN_NETWORK};
 use crate::rng::mix64;
@@ -27,12 +27,15 @@ impl Hosts {
         let header = self.transport.header_bytes();
         let packets = f.size.div_ceil(mss);
         let last = f.size - (packets - 1) * mss;
-        let ideal = ideal_fct(
-            &cx.fabric.path(f.src, f.dst),
-            packets,
+        let path = cx.fabric.path(f.src, f.dst);
+        let (full, last) = (
             wire_bytes(mss as u32 + header, self.framing),
             wire_bytes(last as u32 + header, self.framing),
         );
+        let ideal = match cx.fabric.timing().cut_through {
+            None => ideal_fct(&path, packets, full, last),
+            Some(h) => ideal_fct_cut_through(&path, packets, full, last, h),
+        };
         // The 5-tuple: addresses plus ephemeral ports, which we derive from the flow id.
         let hash = mix64(self.seed ^ ((f.src as u64) << 40) ^ ((f.dst as u64) << 20) ^ mix64(id));
         let slot = self.flows.insert(Flow {

@@ -12,6 +12,7 @@
 pub mod cioq;
 pub mod config;
 pub mod crossbar;
+pub mod cut_through;
 pub mod deadlock;
 pub mod discipline;
 pub mod flow_control;
@@ -72,6 +73,14 @@ impl Switch {
         match self {
             Switch::Oq(s) => s.on_port_free(cx, node, port, time),
             Switch::Cioq(s) => s.on_port_free(cx, node, port, time),
+        }
+    }
+
+    /// Cut-through: the header of `pkt` has arrived by `in_port`.
+    pub fn on_header(&mut self, cx: &mut Ctx, node: u32, pkt: u32, in_port: u16, egress: u16) {
+        match self {
+            Switch::Oq(s) => s.on_header(cx, node, pkt, in_port, egress),
+            Switch::Cioq(_) => unreachable!("CIOQ switches do not cut through"),
         }
     }
 

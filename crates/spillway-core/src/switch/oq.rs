@@ -4,6 +4,7 @@
 //! [`super::marking`], [`super::overflow`]); this module runs them in order.
 
 use super::config::{QueueKind, SwitchConfig};
+use super::cut_through::{CutThrough, Decision};
 use super::discipline::pfabric::{Entry, PFabricQueue};
 use super::forwarding::{ecmp, Forwarding};
 use super::marking::codel::Codel;
@@ -14,7 +15,7 @@ use super::overflow::source_quench;
 use super::overflow::Overflow;
 use super::port::{DropReason, Offer, Port, PortReport, Sent};
 use crate::engine::context::Ctx;
-use crate::engine::event::ROUTE_ON_ARRIVAL;
+use crate::engine::event::{Ev, ROUTE_ON_ARRIVAL};
 use crate::fabric::Fabric;
 use crate::packet::notification::NOTIFICATION_FRAME;
 use crate::packet::PktKind;
@@ -30,6 +31,8 @@ pub struct OqSwitch {
     rng: Rng,
     /// pFabric victims of the current admission.
     evicted: Vec<Entry>,
+    /// `switch.cut_through`: packets come first as their header (`on_header`).
+    cut_through: Option<CutThrough>,
 }
 
 impl OqSwitch {
@@ -62,6 +65,10 @@ impl OqSwitch {
             framing,
             rng,
             evicted: Vec::new(),
+            cut_through: cfg
+                .timing
+                .cut_through
+                .map(|h| CutThrough::new(fabric, node, h)),
         }
     }
 
@@ -80,7 +87,15 @@ impl OqSwitch {
     /// A packet has arrived by `in_port`, its egress `egress` if chosen when it was sent.
     #[inline(always)]
     pub fn on_arrive(&mut self, cx: &mut Ctx, node: u32, pkt: u32, in_port: u16, egress: u16) {
-        let port = if egress != ROUTE_ON_ARRIVAL {
+        let port = self.egress(cx, node, pkt, egress);
+        self.enqueue(cx, node, port as u32, pkt, in_port);
+    }
+
+    /// The egress of `pkt`: `egress` if chosen when it was sent, else the forwarding's
+    /// choice now.
+    #[inline(always)]
+    fn egress(&mut self, cx: &mut Ctx, node: u32, pkt: u32, egress: u16) -> u16 {
+        if egress != ROUTE_ON_ARRIVAL {
             egress
         } else {
             let h = *cx.pkts.hot(pkt);
@@ -92,8 +107,31 @@ impl OqSwitch {
                 &mut self.rng,
                 |p| self.ports[p as usize].drain_bytes(h.class),
             )
-        };
-        self.enqueue(cx, node, port as u32, pkt, in_port);
+        }
+    }
+
+    /// Cut-through (`switch.cut_through`): the header of `pkt` has arrived by
+    /// `in_port`. The egress is chosen now, from the header; the packet starts on it at
+    /// once if it may, and otherwise arrives (store-and-forward, to that egress) when
+    /// its last byte is in. Out of line: the engine's loop, where `on_arrive`'s pipeline is
+    /// inlined, should not carry a second copy of it for a key that is off.
+    #[inline(never)]
+    pub fn on_header(&mut self, cx: &mut Ctx, node: u32, pkt: u32, in_port: u16, egress: u16) {
+        let port = self.egress(cx, node, pkt, egress);
+        let ct = self.cut_through.as_ref().expect("a cut-through switch");
+        let wire = cx.pkts.hot(pkt).wire as u64;
+        match ct.decide(cx.now, in_port, wire, &self.ports[port as usize]) {
+            Decision::Start => self.enqueue(cx, node, port as u32, pkt, in_port),
+            Decision::StoreUntil(t) => cx.push(
+                t,
+                Ev::Arrive {
+                    node,
+                    pkt,
+                    port: in_port,
+                    egress: port,
+                },
+            ),
+        }
     }
 
     /// Port `port`'s wake-up at `time`.

@@ -30,9 +30,11 @@ const HAS_PFABRIC: u8 = 1;
 const HAS_NOTIF: u8 = 2;
 const HAS_CODEL: u8 = 4;
 const PAUSED: u8 = 8;
-/// Not a slow path: a packet sent here crosses the peer's crossbar on the way, a delay
-/// of its own serialization at the crossbar's rate.
-const CROSSBAR: u8 = 16;
+/// Not a slow path: a packet sent here reaches the peer's forwarding decision other than
+/// at the end of its serialization plus the hop's delay: it crosses the peer's crossbar
+/// on the way (a delay of its own serialization at the crossbar's rate), or the peer
+/// forwards cut-through and takes it once its header is in (`Port::push_timed`).
+const PEER_TIMING: u8 = 16;
 /// Not a slow path: the port keeps its queued bytes per class (adaptive load balancing
 /// reads them), which the common path need not.
 const CLASS_BYTES: u8 = 32;
@@ -144,8 +146,11 @@ pub struct Port {
     delay: Ps,
     /// The link's propagation delay alone (control frames).
     link_delay: Ps,
-    /// The peer's crossbar rate when crossing it is a delay on the way (CROSSBAR).
+    /// The peer's crossbar rate when crossing it is a delay on the way (PEER_TIMING).
     crossbar_rate: u64,
+    /// The peer forwards cut-through once this many bytes of a packet are in
+    /// (PEER_TIMING); 0: it stores them whole.
+    cut_header: u32,
     /// CP: payload-cut packets created here.
     cut: u64,
     /// Bytes queued per class, kept when CLASS_BYTES is set.
@@ -231,7 +236,11 @@ impl Port {
             peer: link.peer,
             peer_port: link.peer_port,
             nonempty: 0,
-            extras: if link.crossbar_rate != 0 { CROSSBAR } else { 0 },
+            extras: if link.crossbar_rate != 0 || link.cut_header != 0 {
+                PEER_TIMING
+            } else {
+                0
+            },
             area: 0,
             last_change: 0,
             mark_above: Threshold::OFF,
@@ -248,6 +257,7 @@ impl Port {
             delay: link.latency,
             link_delay: link.delay,
             crossbar_rate: link.crossbar_rate,
+            cut_header: link.cut_header,
             class_bytes: [0; CLASSES],
             control: None,
             cut: 0,
@@ -262,7 +272,7 @@ impl Port {
         codel: Option<Box<Codel>>,
         threshold: Threshold,
     ) {
-        self.extras = (self.extras & (CROSSBAR | CLASS_BYTES))
+        self.extras = (self.extras & (PEER_TIMING | CLASS_BYTES))
             | (pfabric.is_some() as u8 * HAS_PFABRIC)
             | (notif.is_some() as u8 * HAS_NOTIF)
             | (codel.is_some() as u8 * HAS_CODEL);
@@ -839,10 +849,7 @@ impl Port {
         let done = now + self.serialization(wire as u64);
         self.busy_until = done;
         let (peer, peer_port) = (self.peer, self.peer_port);
-        let mut delay = self.hop_delay();
-        if self.extras & CROSSBAR != 0 {
-            delay += crate::units::serialization_ps(wire as u64, self.crossbar_rate);
-        }
+        let delay = self.hop_delay();
         if !self.is_idle() {
             // Data, or notifications allowed on an idle link, can follow at once; only a
             // strict cap makes lone notifications wait longer.
@@ -866,6 +873,10 @@ impl Port {
         } else {
             ROUTE_ON_ARRIVAL
         };
+        if self.extras & PEER_TIMING != 0 {
+            self.push_timed(cx, pkt, h.wire, done, delay, egress);
+            return;
+        }
         cx.push(
             done + delay,
             Ev::Arrive {
@@ -875,6 +886,45 @@ impl Port {
                 egress,
             },
         );
+    }
+
+    /// [`Port::transmit`]'s event on a link with PEER_TIMING: the packet arrives after
+    /// crossing the peer's crossbar (its serialization at the crossbar's rate more), or
+    /// at a peer that cuts through its header arrives, `serialization - header time`
+    /// before the end of its serialization (a header as long as the packet: at its end).
+    /// Out of line, so that the common path only tests for it.
+    #[inline(never)]
+    fn push_timed(&self, cx: &mut Ctx, pkt: u32, wire: u16, done: Ps, delay: Ps, egress: u16) {
+        let (node, port) = (self.peer, self.peer_port);
+        let wire = wire as u64;
+        if self.cut_header != 0 {
+            let rest =
+                self.serialization(wire) - self.serialization(wire.min(self.cut_header as u64));
+            let ev = Ev::Header {
+                node,
+                pkt,
+                port,
+                egress,
+            };
+            cx.push(done - rest + delay, ev);
+        } else {
+            let crossing = crate::units::serialization_ps(wire, self.crossbar_rate);
+            let ev = Ev::Arrive {
+                node,
+                pkt,
+                port,
+                egress,
+            };
+            cx.push(done + crossing + delay, ev);
+        }
+    }
+
+    /// Nothing at all to send or waiting, the link free at `now` and no class paused: a
+    /// packet offered now starts at once, whatever the pipeline (a cut-through switch
+    /// may start it before its tail is in).
+    #[inline]
+    pub fn idle_for_cut_through(&self, now: Ps) -> bool {
+        self.is_idle() && self.busy_until <= now && self.wake_at == NO_WAKE && self.paused == 0
     }
 
     /// Control frame `pkt` starts on the link now: it reaches the peer's MAC after the

@@ -137,6 +137,21 @@ impl Cdf {
         self.mean
     }
 
+    /// The distribution as uniform pieces: (from, to, probability), `from == to` for a
+    /// point's mass (the first point's, or a vertical step), in order; the
+    /// probabilities sum to 1. (Sampling rounds to whole bytes, at least 1, which this,
+    /// like [`Cdf::mean`], leaves out.)
+    pub fn pieces(&self) -> impl Iterator<Item = (f64, f64, f64)> + '_ {
+        let (v0, c0) = self.points[0];
+        std::iter::once((v0, v0, c0))
+            .chain(
+                self.points
+                    .windows(2)
+                    .map(|w| (w[0].0, w[1].0, w[1].1 - w[0].1)),
+            )
+            .filter(|&(_, _, p)| p > 0.0)
+    }
+
     /// Inverse-transform sample, linear between points; at least 1 byte.
     pub fn sample(&self, rng: &mut Rng) -> u64 {
         self.quantile(rng.next_f64())

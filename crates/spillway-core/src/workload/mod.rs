@@ -13,6 +13,7 @@ pub mod cdf;
 mod closed_loop;
 mod flow;
 mod incast;
+pub mod load;
 mod open_queries;
 mod poisson;
 mod queries;

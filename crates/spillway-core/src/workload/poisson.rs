@@ -4,6 +4,7 @@
 use super::arrivals::Arrivals;
 use super::cdf::Cdf;
 use super::flow::{NewFlow, CLASS_FLOW, NO_QUERY};
+use super::load::Load;
 use crate::rng::Rng;
 use crate::units::Ps;
 
@@ -17,10 +18,11 @@ pub struct Poisson {
 }
 
 impl Poisson {
-    /// Arrivals at the rate that makes the flows' payload `load` of the sources' links:
-    /// λ (flows/s) = load · (sending hosts · link rate) / (8 · mean size).
+    /// Arrivals at the rate that makes the flows `load` of the sources' links:
+    /// λ (flows/s) = load · (sending hosts · link rate) / (8 · mean size), the size
+    /// counted as `load.on` says (payload, or bytes on the wire).
     pub fn new(
-        load: f64,
+        load: Load,
         cdf: &Cdf,
         sources: Vec<u32>,
         destinations: Vec<u32>,
@@ -28,7 +30,8 @@ impl Poisson {
         link_rate: u64,
         mut rng: Rng,
     ) -> Poisson {
-        let rate = load * sources.len() as f64 * link_rate as f64 / (8.0 * cdf.mean());
+        let rate =
+            load.fraction * sources.len() as f64 * link_rate as f64 / (8.0 * load.on.cdf_mean(cdf));
         Poisson {
             cdf: cdf.clone(),
             sources,

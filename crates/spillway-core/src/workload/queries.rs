@@ -58,13 +58,14 @@ pub struct Queries {
 
 impl Queries {
     /// Queries at `workload.rate` per client, modulated or not, or at the rate that makes
-    /// the responses' payload `load` of the clients' links.
+    /// the responses (counted as `load.on` says) `load` of the clients' links.
     pub fn new(s: &QuerySpec, link_rate: u64, mut rng: Rng) -> Queries {
         let clients = s.clients.len() as f64;
         let arrivals = match &s.arrivals {
             QueryArrivals::Load(load) => {
-                let mean_query_bytes = s.sequence as f64 * mean(&s.fanouts) * s.response.mean();
-                let rate = load * clients * link_rate as f64 / (8.0 * mean_query_bytes);
+                let mean_query_bytes =
+                    s.sequence as f64 * mean(&s.fanouts) * s.response.mean_on(load.on);
+                let rate = load.fraction * clients * link_rate as f64 / (8.0 * mean_query_bytes);
                 Arrivals::new(rate, s.queries, &mut rng)
             }
             QueryArrivals::Rate(r) => Arrivals::new(r * clients, s.queries, &mut rng),

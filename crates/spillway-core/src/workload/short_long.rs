@@ -12,11 +12,14 @@
 //!   λ_short = f · load · clients · rate / (8 · 96 KB),
 //!   λ_long  = (1 − f) · load · clients · rate / (8 · long_size),
 //!
-//! 96 KB being the mean total of a short query. Response flows carry class `short` or
+//! 96 KB being the mean total of a short query. With `workload.load_on = "wire"` the
+//! bytes are those on the wire: a short query's mean is E[total] · E[wire(size)/size]
+//! (its size and total are drawn independently), a long one's wire(long_size). Response flows carry class `short` or
 //! `long`; each query (short or long) yields one query row.
 
 use super::arrivals::Arrivals;
 use super::flow::{Emitted, NewFlow, QueryRecord, CLASS_LONG, CLASS_SHORT};
+use super::load::LoadOn;
 use super::open_queries::{parse_tag, requests, response_tag, OpenQueries, Participants};
 use super::spec::ShortLongSpec;
 use crate::rng::Rng;
@@ -50,10 +53,22 @@ pub struct ShortLong {
 
 impl ShortLong {
     pub fn new(s: &ShortLongSpec, link_rate: u64, mut rng: Rng) -> ShortLong {
-        let capacity = s.load * s.clients.len() as f64 * link_rate as f64 / 8.0; // bytes/s
-        let mean_short = SHORT_TOTALS.iter().sum::<u64>() as f64 / SHORT_TOTALS.len() as f64;
+        let capacity = s.load.fraction * s.clients.len() as f64 * link_rate as f64 / 8.0; // bytes/s
+        let mean_total = SHORT_TOTALS.iter().sum::<u64>() as f64 / SHORT_TOTALS.len() as f64;
+        let (mean_short, long) = match s.load.on {
+            LoadOn::Payload => (mean_total, s.long_size as f64),
+            on => {
+                // A response of `size` weighs wire(size), total / size of them a query.
+                let per_byte = SHORT_SIZES
+                    .iter()
+                    .map(|&z| on.flow_bytes(z) / z as f64)
+                    .sum::<f64>()
+                    / SHORT_SIZES.len() as f64;
+                (mean_total * per_byte, on.flow_bytes(s.long_size))
+            }
+        };
         let l_short = s.short_fraction * capacity / mean_short;
-        let l_long = (1.0 - s.short_fraction) * capacity / s.long_size as f64;
+        let l_long = (1.0 - s.short_fraction) * capacity / long;
         ShortLong {
             p_short: l_short / (l_short + l_long),
             arrivals: Arrivals::new(l_short + l_long, s.queries, &mut rng),

@@ -1,6 +1,7 @@
 //! What `[workload]` asks for, read once (config/workload.rs).
 
 use super::cdf::Cdf;
+use super::load::{Load, LoadOn};
 use crate::units::Ps;
 
 /// Background flows beside the workload (`workload.background_*`): Poisson arrivals,
@@ -14,7 +15,7 @@ pub struct BackgroundSpec {
 /// Poisson background flows (`workload.background_load`, CP §6.4).
 #[derive(Debug, Clone)]
 pub struct PoissonBackground {
-    pub load: f64,
+    pub load: Load,
     pub cdf: Cdf,
     pub scale: f64,
     pub scale_above: u64,
@@ -58,7 +59,7 @@ pub struct IncastSpec {
 /// `workload.kind = "poisson"`.
 #[derive(Debug, Clone)]
 pub struct PoissonSpec {
-    pub load: f64,
+    pub load: Load,
     pub cdf: Cdf,
     pub sources: Vec<u32>,
     pub destinations: Vec<u32>,
@@ -88,9 +89,9 @@ pub struct QuerySpec {
 /// How queries arrive: all three are Poisson, the clients' rates summed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum QueryArrivals {
-    /// At the rate that makes the responses' payload this fraction of the clients'
-    /// links (`workload.load`).
-    Load(f64),
+    /// At the rate that makes the responses (their payload, or their bytes on the
+    /// wire) this fraction of the clients' links (`workload.load`, `workload.load_on`).
+    Load(Load),
     /// At this many queries per second per client (`workload.rate`).
     Rate(f64),
     /// Modulated on and off (`workload.burst_*`).
@@ -111,7 +112,7 @@ pub struct BurstSpec {
 /// `workload.kind = "short_long"`.
 #[derive(Debug, Clone)]
 pub struct ShortLongSpec {
-    pub load: f64,
+    pub load: Load,
     pub short_fraction: f64,
     pub long_size: u64,
     pub request_size: u64,
@@ -145,6 +146,16 @@ impl ResponseSize {
             ResponseSize::Fixed(s) => *s as f64,
             ResponseSize::Cdf(c) => c.mean(),
             ResponseSize::Choice(v) => mean(v),
+        }
+    }
+
+    /// The mean weight of a response, counted as `on` says (payload: [`Self::mean`]).
+    pub fn mean_on(&self, on: LoadOn) -> f64 {
+        match (on, self) {
+            (LoadOn::Payload, _) => self.mean(),
+            (_, ResponseSize::Fixed(s)) => on.flow_bytes(*s),
+            (_, ResponseSize::Cdf(c)) => on.cdf_mean(c),
+            (_, ResponseSize::Choice(v)) => on.sizes_mean(v),
         }
     }
 }
