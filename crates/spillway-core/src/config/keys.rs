@@ -467,8 +467,10 @@ pub const KEYS: &[KeyDef] = &[
          microseconds). Each report is one FCP packet to every arbiter: at 2 us, a host sending at 10 \
          Gb/s would spend ~4% of its link on reports and 143 such hosts would need 55 Gb/s into the arbiter."),
     key!("fastpass.retransmit", Ty::Time, "200us", &[],
-        "An endpoint whose reported totals are not acknowledged, or not fully allocated, sends its current \
-         totals again after this long (§5.3; old packets are never resent)."),
+        "An endpoint sends its current totals again, as a query answered with the arbiter's counts, when a \
+         destination's last report has gone unacknowledged this long, or when demand waits for allocations \
+         and nothing has come from the arbiter for this long (§5.3; old packets are never resent; a gap in \
+         the arbiter's sequence numbers sends them at once). While allocations keep coming, nothing is resent."),
     key!("fastpass.late_threshold", Ty::Time, "10us", &[],
         "An allocation arriving more than this after its timeslot began is not used but requested again \
          (§6.3)."),

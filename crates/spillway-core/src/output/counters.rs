@@ -150,6 +150,12 @@ counters! {
     fastpass_slots_rerequested;
     /// Fastpass: of those, the late ones.
     fastpass_slots_late;
+    /// Fastpass: reports endpoints sent again because an answer was overdue (a report
+    /// unanswered, or demand waiting and the arbiter silent for `fastpass.retransmit`).
+    fastpass_report_retransmits;
+    /// Fastpass: allocation messages endpoints found missing by the gaps in their
+    /// arbiter's sequence numbers (each gap sends the current totals at once).
+    fastpass_alloc_gaps;
     /// Fastpass: timeslots in which a host was granted twice as sender, or twice as
     /// receiver (two arbiters' allocations overlapping): zero when the arbiters never
     /// overlap.

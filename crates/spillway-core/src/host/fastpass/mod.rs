@@ -423,6 +423,8 @@ impl Fastpass {
             let s = e.stats();
             c.fastpass_slots_rerequested += s.slots_lost + s.slots_late;
             c.fastpass_slots_late += s.slots_late;
+            c.fastpass_report_retransmits += s.retransmits;
+            c.fastpass_alloc_gaps += s.gaps;
             c.fastpass_endpoint_resets += s.resets;
         }
         for a in &self.arbiters {
