@@ -437,3 +437,34 @@ fn an_incast_receivers_downlink_has_room_for_its_allocations() {
         p.max_bytes[down]
     );
 }
+
+/// §4: path selection balances packet load across all available links. One long flow
+/// between two pods of a k = 4 fat tree (two aggregation planes of two cores): each of
+/// the four paths carries about a quarter of it. The colorer alone gave a flow the same
+/// color every timeslot, so a path's links were busy in every timeslot and the others
+/// idle; the colors are relabeled timeslot by timeslot now.
+#[test]
+fn a_flows_timeslots_visit_every_path() {
+    let text = "[topology]\nkind = \"fat_tree\"\nk = 4\n[host]\nqdisc = \"fastpass\"\n\
+                [fastpass]\narbiter = 15\ncontrol = \"ideal\"\n[workload]\nkind = \"trace\"\n\
+                flows = [{ src = 0, dst = 4, size = \"3MB\" }]\n";
+    let r = run(text, &[]);
+    check_clean(&r);
+    let p = &r.ports;
+    // Cores are nodes 16 + 16 .. 16 + 20; each core's port down to pod 1's plane.
+    let (hosts, k) = (16u32, 4u32);
+    let core0 = hosts + k * k;
+    let pod1 = hosts + k..hosts + 2 * k;
+    let down: Vec<u64> = (0..p.node.len())
+        .filter(|&i| p.node[i] >= core0 && pod1.contains(&p.peer[i]))
+        .map(|i| p.sent_bytes[i])
+        .collect();
+    assert_eq!(down.len(), 4);
+    let total: u64 = down.iter().sum();
+    for (c, &b) in down.iter().enumerate() {
+        assert!(
+            b * 5 >= total && b * 3 <= total,
+            "core {c}: {b} of {total} bytes toward pod 1"
+        );
+    }
+}

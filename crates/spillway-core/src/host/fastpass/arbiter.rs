@@ -171,7 +171,13 @@ impl ArbiterAgent {
             }
             let ok = self
                 .paths
-                .select(&self.flows, &mut self.two, &mut self.three, &mut self.sel)
+                .select(
+                    first + k as u64,
+                    &self.flows,
+                    &mut self.two,
+                    &mut self.three,
+                    &mut self.sel,
+                )
                 .is_ok();
             if !ok {
                 self.path_errors += 1;
