@@ -468,3 +468,43 @@ fn a_flows_timeslots_visit_every_path() {
         );
     }
 }
+
+/// §2: the arbiter's high-speed port reaches past its rack: its switch's links up to
+/// the next tier run at `fastpass.arbiter_uplink_rate` (by default its link's rate);
+/// every other link keeps its rate, and a star or dumbbell has no such links.
+#[test]
+fn the_arbiters_switch_reaches_the_fabric_at_the_arbiters_rate() {
+    let fat = "[topology]\nkind = \"fat_tree\"\nk = 4\n[host]\nqdisc = \"fastpass\"\n\
+               [fastpass]\narbiter = 15\narbiter_link_rate = \"40Gbps\"\n";
+    let rates = |text: &str, over: &[&str]| {
+        let r = run(&poisson(text, 0.3, 30), over);
+        let p = r.ports;
+        (0..p.node.len())
+            .map(|i| (p.node[i], p.peer[i], p.rate_bps[i]))
+            .collect::<Vec<_>>()
+    };
+    let hosts = 16;
+    // Host 15 hangs off edge switch 16 + 3 * 4 + 1 = 29 (pod 3, edge 1).
+    let edge = 29;
+    for (node, peer, rate) in rates(fat, &[]) {
+        let up = (node == edge && peer >= hosts) || (peer == edge && node >= hosts);
+        let expect = if up || node == 15 || peer == 15 {
+            40_000_000_000
+        } else {
+            10_000_000_000
+        };
+        assert_eq!(rate, expect, "{node} -> {peer}");
+    }
+    let ten = rates(fat, &["fastpass.arbiter_uplink_rate=10Gbps"]);
+    for (node, peer, rate) in ten {
+        let arbiter = node == 15 || peer == 15;
+        assert_eq!(rate == 40_000_000_000, arbiter, "{node} -> {peer}");
+    }
+    let bell = "[topology]\nkind = \"dumbbell\"\nhosts = 8\n[host]\nqdisc = \"fastpass\"\n\
+                [fastpass]\narbiter = 7\narbiter_link_rate = \"40Gbps\"\n";
+    for (node, peer, rate) in rates(bell, &[]) {
+        if node >= 8 && peer >= 8 {
+            assert_eq!(rate, 10_000_000_000, "the dumbbell's own link");
+        }
+    }
+}

@@ -156,6 +156,11 @@ impl Scenario {
                 .iter()
                 .map(|&h| (h, fp.arbiter_link_rate))
                 .collect();
+            topology.uplink_rates = r
+                .reserved
+                .iter()
+                .map(|&h| (h, fp.arbiter_uplink_rate))
+                .collect();
         }
         let workload = read_workload(&mut r, hosts)?;
         let background = read_background(&mut r, hosts)?;

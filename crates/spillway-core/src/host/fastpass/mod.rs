@@ -474,12 +474,16 @@ impl Fastpass {
     }
 }
 
-/// The rate of the fabric's switch-to-switch links (the host links' on a star).
+/// The rate of the fabric's switch-to-switch links (the host links' on a star): the
+/// slowest, as the arbiters' own switches' uplinks may be faster
+/// (`fastpass.arbiter_uplink_rate`).
 fn fabric_rate(cx: &Ctx) -> u64 {
     let f = &cx.fabric;
     let hosts = f.hosts();
     (hosts..f.node_count() as u32)
         .flat_map(|n| f.ports(n))
-        .find(|p| p.peer >= hosts)
-        .map_or(f.ports(0)[0].rate, |p| p.rate)
+        .filter(|p| p.peer >= hosts)
+        .map(|p| p.rate)
+        .min()
+        .unwrap_or(f.ports(0)[0].rate)
 }
