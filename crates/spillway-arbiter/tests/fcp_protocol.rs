@@ -432,12 +432,12 @@ fn lost_allocation_is_detected_and_requested_again() {
     let lost = p.arbiter_out();
     assert_eq!(lost.len(), 1);
     drop(lost);
-    // The retransmit timer re-sends the current totals; the ack's allocated total shows
-    // three slots the endpoint never saw.
+    // The retransmit timer re-sends the current totals as a query; the answer's allocated
+    // total shows three slots the endpoint never saw.
     let rto = p.ep.poll_timeout().unwrap();
     p.ep.handle_timeout(rto);
     let r = p.endpoint_out();
-    assert!(matches!(&r[..], [Msg { body: Body::Report(d), .. }] if d[0].total == 3));
+    assert!(matches!(&r[..], [Msg { body: Body::Query(d), .. }] if d[0].total == 3));
     p.deliver_arbiter(rto, r);
     let ack = p.arbiter_out();
     p.deliver_endpoint(rto, ack);
@@ -447,6 +447,90 @@ fn lost_allocation_is_detected_and_requested_again() {
     let r = p.endpoint_out();
     p.deliver_arbiter(rto, r);
     assert_eq!(p.arb.demand().remaining((0, 1).into_flow()).unwrap(), 3);
+}
+
+/// §5.3: while the arbiter's allocation messages keep arriving in sequence, an endpoint
+/// waiting for a long backlog resends nothing: no message was lost, and the arbiter
+/// already holds its total. Before, every endpoint with demand not yet all allocated
+/// resent the totals of every waiting destination every `retransmit` (200 us), however
+/// many allocations came meanwhile: control traffic that grew with the backlog, and
+/// more of it the slower the arbiter allocated.
+#[test]
+fn a_busy_endpoint_resends_nothing_while_its_allocations_come_in_sequence() {
+    let mut p = Pair::new();
+    p.ep.handle(0, Input::Demand { dst: 1, slots: 400 });
+    p.round_trip(0);
+    let ack = p.arbiter_out();
+    // The answer acknowledges the report by its sequence number, with no counts.
+    assert!(
+        matches!(&ack[..], [Msg { body: Body::Alloc(a), .. }] if a.totals.is_empty() && a.grants.is_empty()),
+        "{ack:?}"
+    );
+    p.deliver_endpoint(0, ack);
+    let mut b = Batch::new();
+    // A batch of 4 timeslots every 10 us for 1 ms: 5 retransmit timeouts' worth.
+    for k in 0..100 {
+        let now = k * 10 * US;
+        p.comm.allocate(1000 + 4 * k, &mut p.arb, &mut b, |_| 0);
+        let a = p.arbiter_out();
+        p.deliver_endpoint(now, a);
+        if p.ep.poll_timeout().is_some_and(|t| t <= now) {
+            p.ep.handle_timeout(now);
+        }
+        let e = p.endpoint_out();
+        p.deliver_arbiter(now, e);
+    }
+    assert_eq!(std::iter::from_fn(|| p.ep.poll_event()).count(), 400);
+    assert_eq!(p.ep.stats().retransmits, 0);
+    assert_eq!(p.ep.stats().reports_sent, 1);
+    assert_eq!(p.ep.outstanding(1), 0);
+    assert_eq!(p.ep.poll_timeout(), None, "settled: no timer left");
+}
+
+/// §5.3: the arbiter's messages to an endpoint are numbered; one missing (its grants
+/// lost) is noticed when the next arrives, and the endpoint's current totals go out at
+/// once: the answer's counts show the lost timeslots, which are asked for again. The
+/// allocation messages themselves carry no totals (only answers to reports do).
+#[test]
+fn a_gap_in_the_arbiters_numbers_sends_the_totals_at_once() {
+    let mut p = Pair::new();
+    p.ep.handle(0, Input::Demand { dst: 1, slots: 8 });
+    p.round_trip(0);
+    let ack = p.arbiter_out();
+    p.deliver_endpoint(0, ack);
+    let mut b = Batch::new();
+    p.comm.allocate(100, &mut p.arb, &mut b, |_| 0);
+    p.comm.allocate(104, &mut p.arb, &mut b, |_| 0);
+    let mut a = p.arbiter_out();
+    assert_eq!(a.len(), 2);
+    for m in &a {
+        let Body::Alloc(al) = &m.body else {
+            panic!("{m:?}")
+        };
+        assert_eq!(al.grants.len(), 4);
+        assert!(al.totals.is_empty(), "a grant needs no totals: {m:?}");
+        assert_eq!(m.wire_len(), wire::alloc_len(4, 0));
+    }
+    let second = a.pop().unwrap();
+    // The first is lost; the second arrives.
+    let t = 50 * US;
+    p.deliver_endpoint(t, vec![second]);
+    assert_eq!(std::iter::from_fn(|| p.ep.poll_event()).count(), 4);
+    assert_eq!(p.ep.stats().gaps, 1);
+    assert_eq!(p.ep.poll_timeout(), Some(t), "a query is due at once");
+    p.ep.handle_timeout(t);
+    let r = p.endpoint_out();
+    assert!(matches!(&r[..], [Msg { body: Body::Query(d), .. }] if d[0].total == 8));
+    p.deliver_arbiter(t, r);
+    let answer = p.arbiter_out();
+    p.deliver_endpoint(t, answer);
+    assert_eq!(p.ep.stats().slots_lost, 4);
+    assert_eq!(p.ep.stats().retransmits, 0);
+    assert_eq!(p.ep.requested(1), 12);
+    p.ep.handle_timeout(t + EndpointConfig::new(0).report_interval);
+    let r = p.endpoint_out();
+    p.deliver_arbiter(t, r);
+    assert_eq!(p.arb.demand().remaining((0, 1).into_flow()).unwrap(), 4);
 }
 
 #[test]
@@ -466,6 +550,8 @@ fn late_allocation_is_counted_and_requested_again() {
         nonce,
         body: Body::Alloc(Alloc {
             base: 5,
+            ack: 0,
+            ack_vec: 0,
             grants: vec![
                 SlotGrant {
                     offset: 0,
@@ -538,7 +624,7 @@ impl IntoFlow for (u32, u32) {
 #[derive(Clone, Debug)]
 enum Junk {
     Bytes(Vec<u8>),
-    Report(u32, u32, Vec<(u32, u64)>),
+    Report(u32, u32, Vec<(u32, u64)>, bool),
     Alloc(u32, u32, u64, Vec<(u16, u16, u32)>, Vec<(u32, u64, u64)>),
     Reset(u32, u32, u64),
     Control(u32, u32, u8),
@@ -550,9 +636,10 @@ fn junk() -> impl Strategy<Value = Junk> {
         (
             0..5u32,
             0..6u32,
-            prop::collection::vec((0..5u32, any::<u64>()), 0..4)
+            prop::collection::vec((0..5u32, any::<u64>()), 0..4),
+            any::<bool>()
         )
-            .prop_map(|(e, ep, v)| Junk::Report(e, ep, v)),
+            .prop_map(|(e, ep, v, q)| Junk::Report(e, ep, v, q)),
         (
             0..5u32,
             0..6u32,
@@ -584,10 +671,14 @@ proptest! {
                     p.comm.handle_bytes(now, &b, &mut p.arb);
                     None
                 }
-                Junk::Report(e, ep, v) => Some(m(e, ep, Body::Report(
-                    v.into_iter().map(|(dst, total)| wire::Demand { dst, total }).collect()))),
+                Junk::Report(e, ep, v, q) => {
+                    let d = v.into_iter().map(|(dst, total)| wire::Demand { dst, total }).collect();
+                    Some(m(e, ep, if q { Body::Query(d) } else { Body::Report(d) }))
+                }
                 Junk::Alloc(e, ep, base, g, t) => Some(m(e, ep, Body::Alloc(Alloc {
                     base,
+                    ack: (now / US) as u32,
+                    ack_vec: base as u32,
                     grants: g.into_iter().map(|(offset, path, dst)| SlotGrant { offset, path, dst }).collect(),
                     totals: t.into_iter().map(|(dst, requested, allocated)| Totals { dst, requested, allocated }).collect(),
                 }))),

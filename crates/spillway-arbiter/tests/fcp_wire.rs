@@ -16,14 +16,17 @@ fn arb_body() -> impl Strategy<Value = Body> {
             allocated,
         });
     prop_oneof![
-        prop::collection::vec(demand, 0..=MAX_REPORT_ENTRIES).prop_map(Body::Report),
+        prop::collection::vec(demand.clone(), 0..=MAX_REPORT_ENTRIES).prop_map(Body::Report),
+        prop::collection::vec(demand, 0..=MAX_REPORT_ENTRIES).prop_map(Body::Query),
         (
-            any::<u64>(),
+            (any::<u64>(), any::<u32>(), any::<u32>()),
             prop::collection::vec(grant, 0..=MAX_GRANTS),
             prop::collection::vec(totals, 0..=MAX_TOTALS)
         )
-            .prop_map(|(base, grants, totals)| Body::Alloc(Alloc {
+            .prop_map(|((base, ack, ack_vec), grants, totals)| Body::Alloc(Alloc {
                 base,
+                ack,
+                ack_vec,
                 grants,
                 totals
             })),
@@ -68,9 +71,9 @@ fn sizes() {
     assert_eq!(report_len(0), 26);
     assert_eq!(report_len(1), 38);
     assert_eq!(report_len(MAX_REPORT_ENTRIES), 1226);
-    assert_eq!(alloc_len(0, 0), 36);
-    assert_eq!(alloc_len(1, 1), 64);
-    assert_eq!(alloc_len(MAX_GRANTS, MAX_TOTALS), 1188);
+    assert_eq!(alloc_len(0, 0), 44);
+    assert_eq!(alloc_len(1, 1), 72);
+    assert_eq!(alloc_len(MAX_GRANTS, MAX_TOTALS), 1196);
     assert_eq!(MAX_MSG_LEN, 1226);
     assert_eq!(RESET_REQUEST_LEN, 24);
     assert_eq!(RESET_LEN, 32);
@@ -87,8 +90,11 @@ fn every_kind_round_trips() {
             dst: 7,
             total: u64::MAX,
         }]),
+        Body::Query(vec![Demand { dst: 8, total: 3 }]),
         Body::Alloc(Alloc {
             base: 1 << 40,
+            ack: u32::MAX,
+            ack_vec: 0x8000_0001,
             grants: vec![SlotGrant {
                 offset: 3,
                 path: 2,
@@ -140,8 +146,12 @@ fn typed_errors() {
         Err(DecodeError::Length { .. })
     ));
     let mut v = b.clone();
-    v[0] = 2;
-    assert_eq!(decode(&v, 99), Err(DecodeError::Version(2)));
+    v[0] = 1;
+    assert_eq!(
+        decode(&v, 99),
+        Err(DecodeError::Version(1)),
+        "version 1 is refused"
+    );
     let mut v = b.clone();
     v[1] = 0;
     assert_eq!(decode(&v, 99), Err(DecodeError::Kind(0)));

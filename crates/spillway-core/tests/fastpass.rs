@@ -336,3 +336,175 @@ fn no_flow_of_any_kind_touches_the_arbiters_host() {
         );
     }
 }
+
+/// Partition/aggregate (10 or 20 workers answering 2-32 KB, a quarter of the endpoints
+/// keeping a 1 MB background flow going) on a star of 32 endpoints, its arbiter on a
+/// link of `rate`: issue 37's livelock in small (found on the 1024-host fat tree, where
+/// the arbiter's allocations outgrew its network path; here its link is made too slow).
+fn star_pa(rate: &str, load: f64) -> String {
+    format!(
+        "[topology]\nkind = \"star\"\nhosts = 33\n[host]\nqdisc = \"fastpass\"\n\
+         [fastpass]\narbiter = 32\narbiter_link_rate = \"{rate}\"\n\
+         [workload]\nkind = \"partition_aggregate\"\nfanouts = [10, 20]\n\
+         response_sizes = [\"2KB\", \"8KB\", \"32KB\"]\nload = {load}\nqueries = 300\n\
+         background_flows = \"1MB\"\nbackground_sources = [1, 5, 9, 13, 17, 21, 25, 29]\n\
+         [run]\nduration = \"300ms\"\n"
+    )
+}
+
+/// FCP bytes both ways per timeslot the arbiter granted.
+fn control_per_slot(r: &Run) -> f64 {
+    let c = r.sim.counters();
+    (c.fastpass_fcp_to_arbiter_bytes + c.fastpass_fcp_to_endpoint_bytes) as f64
+        / c.fastpass_slots_granted.max(1) as f64
+}
+
+/// Fastpass §5.1, §8.1: the lead is there for the allocations to reach the endpoints;
+/// an arbiter whose link cannot send them that fast must allocate fewer timeslots, on
+/// time, not timeslots its messages reach late. With a 2 Gb/s link the allocations
+/// queued there: arrived after their timeslots, were requested again and allocated
+/// again, each adding to the queue that made them late (before: 4,256 flows unfinished
+/// at 300 ms, 99.6% of the 1.3 M timeslots granted re-requested). Now the arbiter waits
+/// for its link (some timeslots go unallocated), and its messages carry no counts the
+/// endpoints did not ask for, so a batch leaves within half the lead (with the counts
+/// of every destination granted or reported, one took up to 94 us, and 12.8% of the
+/// timeslots arrived late): every timeslot it allocates arrives in time, and every flow
+/// finishes.
+#[test]
+fn an_arbiter_behind_on_its_link_degrades_instead_of_livelocking() {
+    let r = run(&star_pa("2Gbps", 0.5), &[]);
+    let c = r.sim.counters();
+    assert_eq!(c.flows_unfinished, 0);
+    assert_eq!(c.flows_finished, c.flows_started);
+    assert_eq!(c.bytes_delivered, c.bytes_offered);
+    assert_eq!(c.drops, 0);
+    assert_eq!(c.fastpass_slot_conflicts, 0);
+    // It did fall behind, and the timeslots it allocated reached their endpoints before
+    // they began: none late, within the lead (65 us) of being sent.
+    assert!(c.fastpass_slots_skipped > 0);
+    assert!(c.fastpass_arbiter_backlog_max_ps <= 65_000_000 / 2 + 40_000_000);
+    assert_eq!(c.fastpass_slots_late, 0);
+    assert_eq!(c.fastpass_slots_rerequested, 0);
+    assert!(c.fastpass_alloc_delay_max_ps <= 65_000_000);
+    assert_eq!(c.fastpass_slots_received, c.fastpass_slots_granted);
+}
+
+/// However far behind its link, the arbiter's control traffic per timeslot it grants
+/// stays within twice what a link fast enough costs, at every load. With a 1 Gb/s link
+/// (a single batch's allocations take longer than the lead there, so some arrive late
+/// whatever the arbiter does) it was 496-576 B per timeslot against 35-43 B at 10 Gb/s
+/// (12-13×): each late timeslot was requested and allocated again, and the answers to
+/// the endpoints' ever longer reports carried the totals of every destination waiting.
+/// Every flow finishes now, at each load.
+#[test]
+fn control_traffic_per_timeslot_stays_bounded_as_load_rises() {
+    for load in [0.2, 0.5, 0.8] {
+        let fast = run(&star_pa("10Gbps", load), &[]);
+        let slow = run(&star_pa("1Gbps", load), &[]);
+        for r in [&fast, &slow] {
+            let c = r.sim.counters();
+            assert_eq!(c.flows_unfinished, 0, "load {load}");
+            assert_eq!(c.bytes_delivered, c.bytes_offered, "load {load}");
+        }
+        let (f, s) = (control_per_slot(&fast), control_per_slot(&slow));
+        assert!(s <= 2.0 * f, "load {load}: {s:.1} B per timeslot vs {f:.1}");
+    }
+}
+
+/// An incast's receiver acknowledges every sender's data: its endpoint reports demand to
+/// each of them every few microseconds. Only the 1% of its link left for FCP
+/// (`fastpass.control_reserve`) carries the arbiter's messages to it beside the data the
+/// arbiter schedules there at every timeslot; answers that carried the counts of every
+/// destination reported (20 B each, 126 of them at fan-in 256 on the 128-host fat tree:
+/// 1.2 Gb/s) filled its downlink's queue until it dropped. Acknowledged by sequence
+/// number, they fit: the receiver's downlink holds a few frames at most.
+#[test]
+fn an_incast_receivers_downlink_has_room_for_its_allocations() {
+    let text = "[topology]\nkind = \"star\"\nhosts = 65\n[host]\nqdisc = \"fastpass\"\n\
+                [fastpass]\narbiter = 64\n[workload]\nkind = \"incast\"\nreceiver = 0\n\
+                senders = 63\nsize = \"64KB\"\nrounds = 3\n";
+    let r = run(text, &[]);
+    check_clean(&r);
+    let c = r.sim.counters();
+    assert_eq!(c.fastpass_slots_rerequested, 0);
+    let p = &r.ports;
+    let down = (0..p.node.len())
+        .find(|&i| p.is_switch[i] && p.peer[i] == 0)
+        .unwrap();
+    assert!(
+        p.max_bytes[down] <= 4 * FRAME,
+        "the receiver's downlink held {} B",
+        p.max_bytes[down]
+    );
+}
+
+/// §4: path selection balances packet load across all available links. One long flow
+/// between two pods of a k = 4 fat tree (two aggregation planes of two cores): each of
+/// the four paths carries about a quarter of it. The colorer alone gave a flow the same
+/// color every timeslot, so a path's links were busy in every timeslot and the others
+/// idle; the colors are relabeled timeslot by timeslot now.
+#[test]
+fn a_flows_timeslots_visit_every_path() {
+    let text = "[topology]\nkind = \"fat_tree\"\nk = 4\n[host]\nqdisc = \"fastpass\"\n\
+                [fastpass]\narbiter = 15\ncontrol = \"ideal\"\n[workload]\nkind = \"trace\"\n\
+                flows = [{ src = 0, dst = 4, size = \"3MB\" }]\n";
+    let r = run(text, &[]);
+    check_clean(&r);
+    let p = &r.ports;
+    // Cores are nodes 16 + 16 .. 16 + 20; each core's port down to pod 1's plane.
+    let (hosts, k) = (16u32, 4u32);
+    let core0 = hosts + k * k;
+    let pod1 = hosts + k..hosts + 2 * k;
+    let down: Vec<u64> = (0..p.node.len())
+        .filter(|&i| p.node[i] >= core0 && pod1.contains(&p.peer[i]))
+        .map(|i| p.sent_bytes[i])
+        .collect();
+    assert_eq!(down.len(), 4);
+    let total: u64 = down.iter().sum();
+    for (c, &b) in down.iter().enumerate() {
+        assert!(
+            b * 5 >= total && b * 3 <= total,
+            "core {c}: {b} of {total} bytes toward pod 1"
+        );
+    }
+}
+
+/// §2: the arbiter's high-speed port reaches past its rack: its switch's links up to
+/// the next tier run at `fastpass.arbiter_uplink_rate` (by default its link's rate);
+/// every other link keeps its rate, and a star or dumbbell has no such links.
+#[test]
+fn the_arbiters_switch_reaches_the_fabric_at_the_arbiters_rate() {
+    let fat = "[topology]\nkind = \"fat_tree\"\nk = 4\n[host]\nqdisc = \"fastpass\"\n\
+               [fastpass]\narbiter = 15\narbiter_link_rate = \"40Gbps\"\n";
+    let rates = |text: &str, over: &[&str]| {
+        let r = run(&poisson(text, 0.3, 30), over);
+        let p = r.ports;
+        (0..p.node.len())
+            .map(|i| (p.node[i], p.peer[i], p.rate_bps[i]))
+            .collect::<Vec<_>>()
+    };
+    let hosts = 16;
+    // Host 15 hangs off edge switch 16 + 3 * 4 + 1 = 29 (pod 3, edge 1).
+    let edge = 29;
+    for (node, peer, rate) in rates(fat, &[]) {
+        let up = (node == edge && peer >= hosts) || (peer == edge && node >= hosts);
+        let expect = if up || node == 15 || peer == 15 {
+            40_000_000_000
+        } else {
+            10_000_000_000
+        };
+        assert_eq!(rate, expect, "{node} -> {peer}");
+    }
+    let ten = rates(fat, &["fastpass.arbiter_uplink_rate=10Gbps"]);
+    for (node, peer, rate) in ten {
+        let arbiter = node == 15 || peer == 15;
+        assert_eq!(rate == 40_000_000_000, arbiter, "{node} -> {peer}");
+    }
+    let bell = "[topology]\nkind = \"dumbbell\"\nhosts = 8\n[host]\nqdisc = \"fastpass\"\n\
+                [fastpass]\narbiter = 7\narbiter_link_rate = \"40Gbps\"\n";
+    for (node, peer, rate) in rates(bell, &[]) {
+        if node >= 8 && peer >= 8 {
+            assert_eq!(rate, 10_000_000_000, "the dumbbell's own link");
+        }
+    }
+}

@@ -96,8 +96,37 @@ struct Peer {
     bad: BurstDetector,
     /// This batch's grants for the endpoint (scratch, reused).
     grants: Vec<SlotGrant>,
-    /// With `defer_acks`: destinations reported since the last answer.
+    /// With `defer_acks`: destinations queried since the last answer (their totals go in
+    /// it), and whether an answer is owed at all (reports since the last).
     acks: Vec<u32>,
+    answer: bool,
+    /// The sequence number of the endpoint's latest message verified this session, and
+    /// which of the 32 before it were too: every allocation message acknowledges them.
+    heard: Option<u32>,
+    heard_vec: u32,
+}
+
+impl Peer {
+    /// The endpoint's message `seq` verified.
+    fn hear(&mut self, seq: u32) {
+        let Some(h) = self.heard else {
+            self.heard = Some(seq);
+            self.heard_vec = 0;
+            return;
+        };
+        let ahead = seq.wrapping_sub(h);
+        if ahead == 0 {
+        } else if (ahead as i32) > 0 {
+            self.heard_vec = match ahead {
+                1..=31 => (self.heard_vec << ahead) | (1 << (ahead - 1)),
+                32 => 1 << 31,
+                _ => 0,
+            };
+            self.heard = Some(seq);
+        } else if let d @ 1..=32 = h.wrapping_sub(seq) {
+            self.heard_vec |= 1 << (d - 1);
+        }
+    }
 }
 
 pub struct Comm {
@@ -106,7 +135,7 @@ pub struct Comm {
     peers: Vec<Peer>,
     nonces: u64,
     touched: Vec<u32>,
-    /// With `defer_acks`: endpoints with reports to answer.
+    /// With `defer_acks`: endpoints owed an answer.
     acking: Vec<u32>,
     dsts: Vec<u32>,
     tx: VecDeque<Transmit>,
@@ -130,6 +159,9 @@ impl Comm {
                     bad: BurstDetector::new(cfg.bad_burst, cfg.bad_window),
                     grants: Vec::new(),
                     acks: Vec::new(),
+                    answer: false,
+                    heard: None,
+                    heard_vec: 0,
                 })
                 .collect(),
             nonces: 0,
@@ -201,6 +233,8 @@ impl Comm {
         p.nonce = nonce;
         // Answers to reports of the old session would carry counts now zeroed.
         p.acks.clear();
+        p.answer = false;
+        p.heard = None;
         p.resetting = Some(now.saturating_add(self.cfg.reset_retry));
         p.quiet_until = now.saturating_add(self.cfg.bad_window);
         self.stats.resets += 1;
@@ -299,31 +333,44 @@ impl Comm {
         if self.peers[e as usize].resetting.take().is_some() {
             self.events.push_back(CommEvent::Synced { endpoint: e });
         }
-        if let Body::Report(entries) = m.body {
-            self.stats.reports += 1;
-            self.dsts.clear();
-            for d in &entries {
-                match arb.request(e, d.dst, d.total) {
-                    Ok(()) => self.dsts.push(d.dst),
-                    Err(_) => self.stats.refused += 1,
-                }
+        self.peers[e as usize].hear(m.seq);
+        let (entries, query) = match m.body {
+            Body::Report(entries) => (entries, false),
+            Body::Query(entries) => (entries, true),
+            _ => return,
+        };
+        self.stats.reports += 1;
+        self.dsts.clear();
+        for d in &entries {
+            match arb.request(e, d.dst, d.total) {
+                Ok(()) => self.dsts.push(d.dst),
+                Err(_) => self.stats.refused += 1,
             }
-            if self.cfg.defer_acks {
-                let p = &mut self.peers[e as usize];
-                if p.acks.is_empty() && p.grants.is_empty() {
-                    self.acking.push(e);
-                }
-                p.acks.extend_from_slice(&self.dsts);
-                return;
-            }
-            self.dsts.sort_unstable();
-            self.dsts.dedup();
-            // Ack at once: the totals say what was received and what was allocated.
-            let dsts = std::mem::take(&mut self.dsts);
-            self.send_alloc(e, 0, Vec::new(), &dsts, arb);
-            self.stats.acks_sent += 1;
-            self.dsts = dsts;
         }
+        // §5.3: the answer acknowledges the report by its sequence number; only a
+        // query's answer carries the counts (the endpoint resends its totals when it may
+        // have missed allocations: `allocated` then shows which). Counts in answer to
+        // every report were most of what an endpoint talking to many destinations was
+        // sent, past the 1% of its link left for FCP (incast's receiver, issue 37).
+        if !query {
+            self.dsts.clear();
+        }
+        if self.cfg.defer_acks {
+            let p = &mut self.peers[e as usize];
+            if !p.answer {
+                p.answer = true;
+                self.acking.push(e);
+            }
+            p.acks.extend_from_slice(&self.dsts);
+            return;
+        }
+        self.dsts.sort_unstable();
+        self.dsts.dedup();
+        // Ack at once.
+        let dsts = std::mem::take(&mut self.dsts);
+        self.send_alloc(e, 0, Vec::new(), &dsts, arb);
+        self.stats.acks_sent += 1;
+        self.dsts = dsts;
     }
 
     /// Allocation messages to `e`: `grants` (all in the first message) and the totals
@@ -344,11 +391,17 @@ impl Comm {
                 allocated: arb.demand().allocated(f).unwrap_or(0),
             }
         };
+        // Sent only after a verified message from the endpoint (a report, for grants or
+        // an answer), so `heard` is known.
+        let p = &self.peers[e as usize];
+        let (ack, ack_vec) = (p.heard.unwrap_or(0), p.heard_vec);
         let mut chunks = dsts.chunks(MAX_TOTALS);
         loop {
             let chunk = chunks.next().unwrap_or(&[]);
             let a = Alloc {
                 base,
+                ack,
+                ack_vec,
                 grants: std::mem::take(&mut grants),
                 totals: chunk.iter().map(|&d| totals(d)).collect(),
             };
@@ -361,8 +414,8 @@ impl Comm {
 
     /// Allocate timeslots `first .. first + width` (see [`Arbiter::allocate`]) and queue
     /// each endpoint's grants, with the path id `path` gives each grant (the caller's
-    /// path selection) and the totals of the destinations granted. Nothing while a
-    /// secondary. Call this, not `Arbiter::allocate`: totals sent later count these
+    /// path selection), and, with `defer_acks`, the answers to its reports. Nothing while
+    /// a secondary. Call this, not `Arbiter::allocate`: totals sent later count these
     /// grants, so they must be on their way first.
     pub fn allocate(
         &mut self,
@@ -404,15 +457,20 @@ impl Comm {
         let touched = std::mem::take(&mut self.touched);
         let acking = std::mem::take(&mut self.acking);
         // Endpoints granted, then those with reports to answer (`defer_acks`); one in
-        // both lists is sent to once.
+        // both lists is sent to once. Totals go only with answers to queries: a grant
+        // needs none (its message's sequence number shows the endpoint whether one
+        // before it was lost, and its query then asks for the counts, §5.3), and totals
+        // for every destination granted were most of the bytes the arbiter sent when
+        // its endpoints each talked to many destinations (partition/aggregate on 1,024
+        // hosts, issue 37).
         for &e in touched.iter().chain(&acking) {
             let p = &mut self.peers[e as usize];
-            if p.grants.is_empty() && p.acks.is_empty() {
+            if p.grants.is_empty() && !p.answer {
                 continue;
             }
+            p.answer = false;
             let grants = std::mem::take(&mut p.grants);
             let mut dsts = std::mem::take(&mut p.acks);
-            dsts.extend(grants.iter().map(|g| g.dst));
             dsts.sort_unstable();
             dsts.dedup();
             if grants.is_empty() {

@@ -1,6 +1,7 @@
 //! The endpoint side of FCP (Fastpass §5.3, §6.1, §6.3): running totals per destination,
-//! batched reports, retransmission of current totals, detection of lost and late
-//! allocations, resets and epochs.
+//! batched reports, retransmission of current totals when something may have been lost
+//! (a report unanswered, a gap in the arbiter's sequence numbers, the arbiter silent),
+//! detection of lost and late allocations, resets and epochs.
 //!
 //! quinn-proto style: [`Endpoint::handle`] takes input, [`Endpoint::handle_timeout`]
 //! fires timers, [`Endpoint::poll_transmit`] / [`Endpoint::poll_event`] drain output,
@@ -23,8 +24,9 @@ pub struct EndpointConfig {
     pub timeslot: u64,
     /// Reports are batched: new demand is reported this long after it arrives.
     pub report_interval: u64,
-    /// With demand unacknowledged or not yet allocated, the current totals are sent again
-    /// this long after the last report.
+    /// The current totals are sent again when a destination's last report has gone
+    /// unanswered this long, or when demand is waiting for allocations and nothing has
+    /// come from the arbiter for this long.
     pub retransmit: u64,
     /// A granted timeslot that starts more than this before the allocation arrives is
     /// late: counted and re-requested, not handed to the host.
@@ -75,6 +77,9 @@ pub struct EndpointStats {
     pub reports_sent: u64,
     /// Reports sent because the retransmit timer fired.
     pub retransmits: u64,
+    /// Messages from the arbiter found missing by the gap in its sequence numbers (each
+    /// gap sends the current totals at once: the answer shows what was lost).
+    pub gaps: u64,
     pub allocs_received: u64,
     /// Allocation messages dropped as older than one already processed.
     pub allocs_stale: u64,
@@ -102,6 +107,12 @@ struct Dst {
     acked: bool,
     /// To be included in the next report.
     dirty: bool,
+    /// When it was last reported (the retransmission of an unanswered total counts from
+    /// there: a newer report of the same destination supersedes the older), and the
+    /// sequence number of that report (an allocation acknowledging it acknowledges the
+    /// total, unless more demand has come since).
+    reported_at: u64,
+    reported_seq: u32,
 }
 
 pub struct Endpoint {
@@ -113,6 +124,11 @@ pub struct Endpoint {
     dsts: BTreeMap<u32, Dst>,
     seq: u32,
     last_alloc: Option<u32>,
+    /// The arbiter's sequence number on its last message of this session (reset or
+    /// allocation), and when it came: the next should be one more (§5.3: a gap is a lost
+    /// message), and while nothing comes, allocations may have been lost.
+    heard: Option<u32>,
+    heard_at: u64,
     /// Sequence number of the last reset accepted in `epoch`: an older one arriving late
     /// (reordered) is ignored.
     last_reset: Option<u32>,
@@ -123,6 +139,11 @@ pub struct Endpoint {
     /// [`UNANSWERED_RESET`] the endpoint asks for a reset (its nonce may be stale).
     unanswered: u32,
     report_due: Option<u64>,
+    /// The next report resends current totals (a retransmission, or after a gap): it goes
+    /// as a query, whose answer carries the arbiter's counts.
+    query: bool,
+    /// No retransmission is due before this (the timer is re-armed when it fires early:
+    /// [`Endpoint::retransmit_deadline`] says when one is due).
     retransmit_due: Option<u64>,
     reset_request_due: Option<u64>,
     bad: BurstDetector,
@@ -142,10 +163,13 @@ impl Endpoint {
             dsts: BTreeMap::new(),
             seq: 0,
             last_alloc: None,
+            heard: None,
+            heard_at: 0,
             last_reset: None,
             quiet_until: 0,
             unanswered: 0,
             report_due: None,
+            query: false,
             retransmit_due: None,
             reset_request_due: Some(0),
             bad: BurstDetector::new(cfg.bad_burst, cfg.bad_window),
@@ -262,6 +286,12 @@ impl Endpoint {
             // A reset older than the one adopted, reordered: adopting it would desync.
             return;
         }
+        // The arbiter's numbering of this session starts here (a repeated reset, sent
+        // again because our ack was lost, numbers on).
+        if !dup || self.heard.is_none_or(|h| newer(seq, h)) {
+            self.heard = Some(seq);
+            self.heard_at = now;
+        }
         if !dup {
             self.last_reset = Some(seq);
             self.quiet_until = now.saturating_add(self.cfg.bad_window);
@@ -271,6 +301,7 @@ impl Endpoint {
             self.nonce = nonce;
             self.synced = true;
             self.last_alloc = None;
+            self.query = false;
             self.reset_request_due = None;
             for d in self.dsts.values_mut() {
                 d.requested = d.requested.wrapping_sub(d.received);
@@ -299,6 +330,11 @@ impl Endpoint {
         self.last_alloc = Some(seq);
         self.stats.allocs_received += 1;
         self.unanswered = 0;
+        // §5.3: the arbiter numbers its messages; one missing may have carried grants,
+        // which only the arbiter's counts can reveal now.
+        let gap = self.heard.is_some_and(|h| seq != h.wrapping_add(1));
+        self.heard = Some(seq);
+        self.heard_at = now;
         for g in &a.grants {
             let Some(d) = self.dsts.get_mut(&g.dst) else {
                 continue;
@@ -321,6 +357,13 @@ impl Endpoint {
                 }
             }
         }
+        // The arbiter has the totals of the reports it acknowledges (§5.3: ACKs of
+        // aggregate demands), unless more demand has come since.
+        for d in self.dsts.values_mut() {
+            if !d.acked && !d.dirty && a.acks(d.reported_seq) {
+                d.acked = true;
+            }
+        }
         for t in &a.totals {
             let Some(d) = self.dsts.get_mut(&t.dst) else {
                 continue;
@@ -336,13 +379,53 @@ impl Endpoint {
                 d.acked = true;
             }
         }
+        if gap && self.unsettled() {
+            self.stats.gaps += 1;
+            self.resend_unsettled(now);
+        }
         if !self.unsettled() {
             self.retransmit_due = None;
         }
     }
 
+    /// Every destination not acknowledged or not fully allocated goes in a report now,
+    /// with its current total (old packets are never resent, §5.3).
+    fn resend_unsettled(&mut self, now: u64) {
+        for d in self.dsts.values_mut() {
+            if !d.acked || d.requested != d.received {
+                d.dirty = true;
+            }
+        }
+        self.query = true;
+        self.report_due = Some(now);
+    }
+
+    /// When a retransmission is due: a destination's last report unanswered for
+    /// `retransmit`, or, with demand acknowledged but not all allocated, the arbiter
+    /// silent for `retransmit` (the last allocation message may have been lost, and no
+    /// later one will show the gap). Destinations about to be reported do not count.
+    /// While allocations keep coming in sequence nothing is resent, however much demand
+    /// waits: the retransmissions do not grow with the backlog.
+    fn retransmit_deadline(&self) -> Option<u64> {
+        let mut t: Option<u64> = None;
+        let mut waiting = false;
+        for d in self.dsts.values().filter(|d| !d.dirty) {
+            if !d.acked {
+                let due = d.reported_at.saturating_add(self.cfg.retransmit);
+                t = Some(t.map_or(due, |t| t.min(due)));
+            } else if d.requested != d.received {
+                waiting = true;
+            }
+        }
+        if waiting {
+            let due = self.heard_at.saturating_add(self.cfg.retransmit);
+            t = Some(t.map_or(due, |t| t.min(due)));
+        }
+        t
+    }
+
     /// Some destination is not acknowledged or not fully allocated: the retransmit timer
-    /// runs (a report of its current totals is answered with the arbiter's counts, which
+    /// runs (a query of its current totals is answered with the arbiter's counts, which
     /// reveal lost allocations).
     fn unsettled(&self) -> bool {
         self.dsts
@@ -373,22 +456,11 @@ impl Endpoint {
             return;
         }
         if self.retransmit_due.is_some_and(|t| t <= now) {
-            // Old packets are never resent: the current totals of every destination not
-            // acknowledged or not fully allocated go out instead.
-            self.stats.retransmits += 1;
-            self.unanswered += 1;
-            if self.unanswered >= UNANSWERED_RESET && self.reset_request_due.is_none() {
-                self.unanswered = 0;
-                self.stats.reset_requests_sent += 1;
-                self.push(Body::ResetRequest);
-                self.reset_request_due = Some(now.saturating_add(self.cfg.reset_retry));
+            match self.retransmit_deadline() {
+                Some(t) if t > now => self.retransmit_due = Some(t),
+                None => self.retransmit_due = None,
+                Some(_) => self.retransmit(now),
             }
-            for d in self.dsts.values_mut() {
-                if !d.acked || d.requested != d.received {
-                    d.dirty = true;
-                }
-            }
-            self.report_due = Some(now);
         }
         if self.report_due.is_some_and(|t| t <= now) {
             self.report_due = None;
@@ -403,27 +475,29 @@ impl Endpoint {
                 .filter(|(_, d)| d.dirty)
                 .map(|(&k, _)| k)
                 .collect();
+            let query = std::mem::take(&mut self.query);
             for dst in dirty {
+                let seq = self.seq; // the message these entries go in
                 let d = self.dsts.get_mut(&dst).expect("listed above");
                 d.dirty = false;
+                d.reported_at = now;
+                d.reported_seq = seq;
                 entries.push(Demand {
                     dst,
                     total: d.requested,
                 });
                 if entries.len() == MAX_REPORT_ENTRIES {
-                    self.stats.reports_sent += 1;
-                    self.push(Body::Report(std::mem::take(&mut entries)));
+                    self.push_report(query, std::mem::take(&mut entries));
                 }
             }
             if !entries.is_empty() {
-                self.stats.reports_sent += 1;
-                self.push(Body::Report(entries));
+                self.push_report(query, entries);
             }
             if self.unsettled() {
-                // From the oldest report still unanswered: a later report about other
-                // destinations must not push it back, or a busy endpoint (a report
-                // every few microseconds) would never resend, and an allocation lost
-                // on its way would never be found (its totals come only in answer).
+                // Not pushed back by later reports: when it fires it looks for what is
+                // really due ([`Endpoint::retransmit_deadline`], per destination), so a
+                // busy endpoint reporting every few microseconds still resends a total
+                // whose answer was lost.
                 if self.retransmit_due.is_none_or(|t| t <= now) {
                     self.retransmit_due = Some(now.saturating_add(self.cfg.retransmit));
                 }
@@ -431,6 +505,32 @@ impl Endpoint {
                 self.retransmit_due = None;
             }
         }
+    }
+
+    /// A report of `entries`, or a query if the totals are resent (its answer carries the
+    /// arbiter's counts: what it holds, and what it allocated, which shows what was lost).
+    fn push_report(&mut self, query: bool, entries: Vec<Demand>) {
+        self.stats.reports_sent += 1;
+        self.push(if query {
+            Body::Query(entries)
+        } else {
+            Body::Report(entries)
+        });
+    }
+
+    /// The retransmit timer fired with something due: the current totals of every
+    /// destination not acknowledged or not fully allocated go out (old packets are never
+    /// resent); after [`UNANSWERED_RESET`] of these in a row, a reset request too.
+    fn retransmit(&mut self, now: u64) {
+        self.stats.retransmits += 1;
+        self.unanswered += 1;
+        if self.unanswered >= UNANSWERED_RESET && self.reset_request_due.is_none() {
+            self.unanswered = 0;
+            self.stats.reset_requests_sent += 1;
+            self.push(Body::ResetRequest);
+            self.reset_request_due = Some(now.saturating_add(self.cfg.reset_retry));
+        }
+        self.resend_unsettled(now);
     }
 
     /// When to call [`Endpoint::handle_timeout`] next.

@@ -13,8 +13,8 @@
 //! | 16 | 8 | checksum ([`checksum`]) |
 //!
 //! The checksum is FNV-1a (64 bits) over bytes 0..16 and the body, its state seeded with
-//! the nonce agreed at the last reset. Session messages (report, allocation, reset ack)
-//! are keyed with the session nonce; control messages (reset request, reset, watchdog),
+//! the nonce agreed at the last reset. Session messages (report, query, allocation,
+//! reset ack) are keyed with the session nonce; control messages (reset request, reset, watchdog),
 //! which must be readable by a peer that is out of sync, with [`CONTROL_NONCE`] (0). Each
 //! FNV step is a bijection of the state, so the same bytes under two different nonces
 //! always have different checksums: a wrong nonce is always rejected.
@@ -23,8 +23,9 @@
 //! ([`Msg::nonce`], not on the wire) and the receiver compares it with its own, which is
 //! what checking the checksum amounts to; [`Msg::wire_len`] gives the packet length.
 
-/// Wire format version.
-pub const VERSION: u8 = 1;
+/// Wire format version (2: allocations acknowledge the endpoint's messages by sequence
+/// number, and a query asks for the arbiter's counts).
+pub const VERSION: u8 = 2;
 /// Bytes of the common header.
 pub const HEADER_LEN: usize = 24;
 /// Nonce keying the checksum of control messages (reset request, reset, watchdog).
@@ -37,8 +38,9 @@ pub const REPORT_ENTRY_LEN: usize = 12;
 /// Most entries in one report (a report of this many is [`report_len`]`(100)` = 1226 bytes).
 pub const MAX_REPORT_ENTRIES: usize = 100;
 
-/// Allocation: header, base timeslot (u64), grant count (u16), totals count (u16).
-pub const ALLOC_FIXED_LEN: usize = HEADER_LEN + 12;
+/// Allocation: header, base timeslot (u64), ack (u32), ack vector (u32), grant count
+/// (u16), totals count (u16).
+pub const ALLOC_FIXED_LEN: usize = HEADER_LEN + 20;
 /// One grant: slot offset from the base (u16), path id (u16), destination (u32).
 pub const GRANT_LEN: usize = 8;
 /// One totals entry: destination (u32), requested total the arbiter holds (u64),
@@ -69,7 +71,7 @@ pub const fn alloc_len(grants: usize, totals: usize) -> usize {
     ALLOC_FIXED_LEN + GRANT_LEN * grants + TOTALS_LEN * totals
 }
 
-/// Largest message: a full report (1226 bytes; a full allocation is 1188).
+/// Largest message: a full report (1226 bytes; a full allocation is 1196).
 pub const MAX_MSG_LEN: usize = {
     let r = report_len(MAX_REPORT_ENTRIES);
     let a = alloc_len(MAX_GRANTS, MAX_TOTALS);
@@ -89,6 +91,7 @@ pub enum Kind {
     Reset = 4,
     ResetAck = 5,
     Watchdog = 6,
+    Query = 7,
 }
 
 impl Kind {
@@ -100,13 +103,17 @@ impl Kind {
             4 => Kind::Reset,
             5 => Kind::ResetAck,
             6 => Kind::Watchdog,
+            7 => Kind::Query,
             _ => return None,
         })
     }
 
     /// Whether the checksum is keyed with the session nonce (else [`CONTROL_NONCE`]).
     pub fn is_session(self) -> bool {
-        matches!(self, Kind::Report | Kind::Alloc | Kind::ResetAck)
+        matches!(
+            self,
+            Kind::Report | Kind::Query | Kind::Alloc | Kind::ResetAck
+        )
     }
 }
 
@@ -139,14 +146,33 @@ pub struct Totals {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Alloc {
     pub base: u64,
+    /// The sequence number of the addressed endpoint's latest message the arbiter has
+    /// verified, and (bit i) whether message `ack - 1 - i` was verified too: the
+    /// acknowledgement of its reports (§5.3), whatever they carried.
+    pub ack: u32,
+    pub ack_vec: u32,
     pub grants: Vec<SlotGrant>,
     pub totals: Vec<Totals>,
+}
+
+impl Alloc {
+    /// Whether the endpoint's message `seq` is acknowledged.
+    pub fn acks(&self, seq: u32) -> bool {
+        match self.ack.wrapping_sub(seq) {
+            0 => true,
+            d @ 1..=32 => self.ack_vec & (1 << (d - 1)) != 0,
+            _ => false,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Body {
     /// Endpoint to arbiter: running totals, batched.
     Report(Vec<Demand>),
+    /// Endpoint to arbiter: running totals, and the arbiter's counts for them wanted in
+    /// answer (the endpoint may have missed allocations: §5.3).
+    Query(Vec<Demand>),
     /// Arbiter to endpoint: grants and the counts behind them.
     Alloc(Alloc),
     /// Endpoint to arbiter: please reset me (at start, or after a burst of bad checksums).
@@ -268,6 +294,7 @@ impl Msg {
     pub fn kind(&self) -> Kind {
         match self.body {
             Body::Report(_) => Kind::Report,
+            Body::Query(_) => Kind::Query,
             Body::Alloc(_) => Kind::Alloc,
             Body::ResetRequest => Kind::ResetRequest,
             Body::Reset { .. } => Kind::Reset,
@@ -279,7 +306,7 @@ impl Msg {
     /// Bytes on the wire (what the simulator charges for the packet).
     pub fn wire_len(&self) -> usize {
         match &self.body {
-            Body::Report(d) => report_len(d.len()),
+            Body::Report(d) | Body::Query(d) => report_len(d.len()),
             Body::Alloc(a) => alloc_len(a.grants.len(), a.totals.len()),
             Body::ResetRequest => RESET_REQUEST_LEN,
             Body::Reset { .. } => RESET_LEN,
@@ -309,7 +336,7 @@ impl Msg {
             }
         };
         match &self.body {
-            Body::Report(d) => too_many(d.len(), MAX_REPORT_ENTRIES)?,
+            Body::Report(d) | Body::Query(d) => too_many(d.len(), MAX_REPORT_ENTRIES)?,
             Body::Alloc(a) => {
                 too_many(a.grants.len(), MAX_GRANTS)?;
                 too_many(a.totals.len(), MAX_TOTALS)?;
@@ -332,7 +359,7 @@ impl Msg {
         w.u32(self.endpoint);
         w.u64(0);
         match &self.body {
-            Body::Report(d) => {
+            Body::Report(d) | Body::Query(d) => {
                 w.u16(d.len() as u16);
                 for e in d {
                     w.u32(e.dst);
@@ -341,6 +368,8 @@ impl Msg {
             }
             Body::Alloc(a) => {
                 w.u64(a.base);
+                w.u32(a.ack);
+                w.u32(a.ack_vec);
                 w.u16(a.grants.len() as u16);
                 w.u16(a.totals.len() as u16);
                 for g in &a.grants {
@@ -488,7 +517,7 @@ pub fn decode(bytes: &[u8], nonce: u64) -> Result<Msg, DecodeError> {
         }
     };
     let body = match h.kind {
-        Kind::Report => {
+        Kind::Report | Kind::Query => {
             let n = r.u16()? as usize;
             check_count(n, MAX_REPORT_ENTRIES)?;
             exact(report_len(n), bytes.len())?;
@@ -499,10 +528,16 @@ pub fn decode(bytes: &[u8], nonce: u64) -> Result<Msg, DecodeError> {
                     total: r.u64()?,
                 });
             }
-            Body::Report(d)
+            if h.kind == Kind::Query {
+                Body::Query(d)
+            } else {
+                Body::Report(d)
+            }
         }
         Kind::Alloc => {
             let base = r.u64()?;
+            let ack = r.u32()?;
+            let ack_vec = r.u32()?;
             let g = r.u16()? as usize;
             let t = r.u16()? as usize;
             check_count(g, MAX_GRANTS)?;
@@ -526,6 +561,8 @@ pub fn decode(bytes: &[u8], nonce: u64) -> Result<Msg, DecodeError> {
             }
             Body::Alloc(Alloc {
                 base,
+                ack,
+                ack_vec,
                 grants,
                 totals,
             })

@@ -17,6 +17,7 @@ const KEYS: &[&str] = &[
     "fastpass.arbiter",
     "fastpass.secondary",
     "fastpass.arbiter_link_rate",
+    "fastpass.arbiter_uplink_rate",
     "fastpass.fail_at",
     "fastpass.lead",
     "fastpass.batch",
@@ -144,9 +145,24 @@ pub(super) fn read_fastpass(
             rate
         }
     };
+    // §2: a large cluster's arbiter has high-speed ports into the network, not into its
+    // rack alone: every message between it and another rack crosses its switch's links
+    // up, beside the data it schedules there for its rack's other hosts. By default they
+    // are as fast as its own link.
+    let arbiter_uplink_rate = match r.opt_rate("fastpass.arbiter_uplink_rate")? {
+        Some(rate) => rate,
+        None => {
+            r.record(
+                "fastpass.arbiter_uplink_rate",
+                toml::Value::String(crate::units::format_rate(arbiter_link_rate)),
+            );
+            arbiter_link_rate
+        }
+    };
     let cfg = FastpassConfig {
         arbiter,
         arbiter_link_rate,
+        arbiter_uplink_rate,
         secondary,
         fail_at: r.opt_time("fastpass.fail_at")?,
         lead: r.time("fastpass.lead")?,

@@ -447,6 +447,15 @@ pub const KEYS: &[KeyDef] = &[
          Default: `topology.fabric_rate` (a star's: `topology.link_rate`). Every endpoint's reports and every \
          allocation cross it: on pfabric144 at load 0.6, allocations alone need ~9 Gb/s, and a 10 Gb/s arbiter \
          link delays them past their timeslots, which are then requested again, for good."),
+    key!("fastpass.arbiter_uplink_rate", Ty::Rate, "", &[],
+        "The least rate of the links from the arbiters' switches to the switches above them (a leaf's to \
+         the spines, a fat-tree edge switch's to its aggregation switches; a star and a dumbbell have none). \
+         Default: `fastpass.arbiter_link_rate`: §2's high-speed ports must reach past the arbiter's rack \
+         (§8.1), as every report and allocation of another rack crosses these links, beside the data the \
+         arbiter schedules there for its rack's other hosts. At the fabric's 10 Gb/s, on the 1024-host fat \
+         tree with a 100 Gb/s arbiter link, partition/aggregate's allocations (38 Gb/s on average out of the \
+         arbiter) and the data queued behind them were dropped there (62,711 drops, 16% of the timeslots \
+         re-requested); at 100 Gb/s, none. A rate below the fabric's leaves the links as they are."),
     key!("fastpass.lead", Ty::Time, "65us", &[],
         "How far ahead of a timeslot's start the arbiter allocates it (§5.1: 65 us, far below the 1 ms \
          takeover, so a failed arbiter's allocations have expired before its successor's begin)."),
@@ -482,8 +491,10 @@ pub const KEYS: &[KeyDef] = &[
          microseconds). Each report is one FCP packet to every arbiter: at 2 us, a host sending at 10 \
          Gb/s would spend ~4% of its link on reports and 143 such hosts would need 55 Gb/s into the arbiter."),
     key!("fastpass.retransmit", Ty::Time, "200us", &[],
-        "An endpoint whose reported totals are not acknowledged, or not fully allocated, sends its current \
-         totals again after this long (§5.3; old packets are never resent)."),
+        "An endpoint sends its current totals again, as a query answered with the arbiter's counts, when a \
+         destination's last report has gone unacknowledged this long, or when demand waits for allocations \
+         and nothing has come from the arbiter for this long (§5.3; old packets are never resent; a gap in \
+         the arbiter's sequence numbers sends them at once). While allocations keep coming, nothing is resent."),
     key!("fastpass.late_threshold", Ty::Time, "10us", &[],
         "An allocation arriving more than this after its timeslot began is not used but requested again \
          (§6.3)."),

@@ -165,6 +165,11 @@ impl Scenario {
                 .iter()
                 .map(|&h| (h, fp.arbiter_link_rate))
                 .collect();
+            topology.uplink_rates = r
+                .reserved
+                .iter()
+                .map(|&h| (h, fp.arbiter_uplink_rate))
+                .collect();
         }
         let load_on = read_load_on(
             &mut r,

@@ -109,5 +109,6 @@ pub(super) fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioErro
         framing_bytes,
         clock_ppm,
         host_link_rates: Vec::new(),
+        uplink_rates: Vec::new(),
     })
 }

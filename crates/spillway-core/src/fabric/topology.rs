@@ -47,6 +47,10 @@ pub struct TopologySpec {
     pub clock_ppm: f64,
     /// Hosts whose link runs at another rate than `link_rate` (a Fastpass arbiter's).
     pub host_link_rates: Vec<(u32, u64)>,
+    /// Hosts whose switch's links up to the next tier run at least this fast (a Fastpass
+    /// arbiter's: its high-speed port must reach past its own rack, §2). Only tiered
+    /// shapes have them (a dumbbell's one link between its switches is its bottleneck).
+    pub uplink_rates: Vec<(u32, u64)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -151,6 +155,24 @@ impl Topology {
                 k * k + half * half
             }
         };
+        let tiered = matches!(spec.shape, Shape::LeafSpine { .. } | Shape::FatTree { .. });
+        for &(h, rate) in spec.uplink_rates.iter().filter(|_| tiered) {
+            let Some(sw) = links.iter().find(|l| l.a == h).map(|l| l.b) else {
+                continue;
+            };
+            for l in links.iter_mut() {
+                let other = if l.a == sw {
+                    l.b
+                } else if l.b == sw {
+                    l.a
+                } else {
+                    continue;
+                };
+                if other >= hosts {
+                    l.rate = l.rate.max(rate);
+                }
+            }
+        }
         Topology {
             hosts,
             switches,
@@ -173,6 +195,7 @@ impl Shape {
             framing_bytes: 0,
             clock_ppm: 0.0,
             host_link_rates: Vec::new(),
+            uplink_rates: Vec::new(),
         };
         Topology::build(&spec)
             .links

@@ -150,6 +150,12 @@ counters! {
     fastpass_slots_rerequested;
     /// Fastpass: of those, the late ones.
     fastpass_slots_late;
+    /// Fastpass: reports endpoints sent again because an answer was overdue (a report
+    /// unanswered, or demand waiting and the arbiter silent for `fastpass.retransmit`).
+    fastpass_report_retransmits;
+    /// Fastpass: allocation messages endpoints found missing by the gaps in their
+    /// arbiter's sequence numbers (each gap sends the current totals at once).
+    fastpass_alloc_gaps;
     /// Fastpass: timeslots in which a host was granted twice as sender, or twice as
     /// receiver (two arbiters' allocations overlapping): zero when the arbiters never
     /// overlap.
@@ -179,4 +185,17 @@ counters! {
     fastpass_queue_delay_max_ps;
     /// Fastpass: packets still in endpoint queues when the run stopped.
     fastpass_queued_packets;
+    /// Fastpass: median time an allocation message took from its arbiter to its endpoint
+    /// (the arbiter's own link and the network; within 1/128).
+    fastpass_alloc_delay_p50_ps;
+    /// Fastpass: its 99th percentile.
+    fastpass_alloc_delay_p99_ps;
+    /// Fastpass: its maximum.
+    fastpass_alloc_delay_max_ps;
+    /// Fastpass: the longest an arbiter's own link held the FCP messages it had sent
+    /// (its transmit queue, as the arbiter counts it).
+    fastpass_arbiter_backlog_max_ps;
+    /// Fastpass: timeslots an arbiter left unallocated because its link was too far
+    /// behind for their allocations to arrive in time (half the lead, §5.1).
+    fastpass_slots_skipped;
 }

@@ -2,10 +2,14 @@
 //! of `spillway-arbiter`, behind the same FCP state machine ([`Comm`]) the real service
 //! runs. It allocates each batch of timeslots when the batch's first timeslot is
 //! `fastpass.lead` away (§5.1: 65 us), colors each timeslot's matching into paths (§4),
-//! and sends every endpoint its grants. A secondary hears the same reports, allocates
-//! nothing, and takes over after the primary's silence (§5.1).
+//! and sends every endpoint its grants. While its own link is too far behind for a
+//! batch's allocations to reach the endpoints in time ([`TxLink`]), it waits, and the
+//! timeslots that pass meanwhile go unallocated. A secondary hears the same reports,
+//! allocates nothing, and takes over after the primary's silence (§5.1).
 
-use super::config::FastpassConfig;
+use super::channel::fcp_wire_bytes;
+use super::config::{Control, FastpassConfig};
+use super::link::TxLink;
 use super::paths::{PathSelection, ANY_PATH};
 use crate::units::Ps;
 use spillway_arbiter::fcp::{
@@ -27,6 +31,14 @@ pub struct ArbiterAgent {
     next_first: u64,
     /// When its queued timer event fires, if one is queued.
     pub timer: Option<Ps>,
+    /// Its own link: when what it has sent will have left.
+    pub link: TxLink,
+    framing: u32,
+    /// It stopped allocating because its link was behind; the timeslots it passes over
+    /// before it allocates again are counted.
+    held: bool,
+    /// Timeslots it left unallocated because its link was behind.
+    pub skipped: u64,
     /// The path of the grant to `src` in the batch's timeslot k: `path_of[k * n + src]`.
     path_of: Vec<u16>,
     flows: Vec<Flow>,
@@ -58,6 +70,7 @@ impl ArbiterAgent {
         seed: u64,
         now: Ps,
         slot: Ps,
+        framing: u32,
     ) -> ArbiterAgent {
         let endpoints = fabric.endpoints();
         let mut arb = Arbiter::new(fabric, cfg.policy, Mode::Greedy, cfg.batch)
@@ -84,6 +97,14 @@ impl ArbiterAgent {
             endpoints,
             next_first: (now + cfg.lead).div_ceil(slot),
             timer: None,
+            // Off the network (`fastpass.control = "ideal"`) its messages cross no link.
+            link: match cfg.control {
+                Control::Network => TxLink::new(cfg.arbiter_link_rate),
+                Control::Ideal(_) => TxLink::unlimited(),
+            },
+            framing,
+            held: false,
+            skipped: 0,
             path_of: vec![ANY_PATH; cfg.batch as usize * endpoints],
             flows: Vec::new(),
             two: Vec::new(),
@@ -107,7 +128,8 @@ impl ArbiterAgent {
     }
 
     /// Its timers at `now`: failover, watchdogs, reset retries, and every batch whose
-    /// first timeslot is now `lead` away.
+    /// first timeslot is now `lead` away, if its link can deliver the allocations in
+    /// time.
     pub fn on_timer(&mut self, now: Ps, slot: Ps, lead: Ps) {
         self.comm.handle_timeout(now, &mut self.arb);
         // The first timeslot at most `lead` away (a new primary starts there).
@@ -116,10 +138,22 @@ impl ArbiterAgent {
             self.next_first = self.next_first.max(due + 1);
             return;
         }
-        self.next_first = self
-            .next_first
-            .max(due.saturating_sub(self.width as u64 - 1));
+        let first = due.saturating_sub(self.width as u64 - 1);
+        if first > self.next_first && self.held {
+            self.skipped += first - self.next_first;
+        }
+        self.next_first = self.next_first.max(first);
         while self.next_first * slot <= now + lead {
+            // Fastpass §5.1: the lead is for the allocations to reach the endpoints
+            // before their timeslots. With its link behind, a batch allocated now would
+            // arrive late, be requested again and allocated again, each time adding to
+            // the queue that made it late. It waits instead: the timeslots that pass are
+            // lost, the ones it allocates are on time.
+            self.held = !self.link.deliverable(now, lead);
+            if self.held {
+                return;
+            }
+            self.link.batch_begins(now);
             self.allocate(self.next_first);
             self.next_first += self.width as u64;
         }
@@ -137,7 +171,13 @@ impl ArbiterAgent {
             }
             let ok = self
                 .paths
-                .select(&self.flows, &mut self.two, &mut self.three, &mut self.sel)
+                .select(
+                    first + k as u64,
+                    &self.flows,
+                    &mut self.two,
+                    &mut self.three,
+                    &mut self.sel,
+                )
                 .is_ok();
             if !ok {
                 self.path_errors += 1;
@@ -160,18 +200,23 @@ impl ArbiterAgent {
         });
     }
 
-    /// When its timer should fire next.
+    /// When its timer should fire next: the next batch's time, or once its link can
+    /// deliver the batch, whichever is later.
     pub fn next_timer(&self, slot: Ps, lead: Ps) -> Ps {
         let t = self.comm.poll_timeout();
         if self.role() == Role::Primary {
-            t.min((self.next_first * slot).saturating_sub(lead))
+            let batch = (self.next_first * slot).saturating_sub(lead);
+            t.min(batch.max(self.link.deliverable_at(lead)))
         } else {
             t
         }
     }
 
-    pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.comm.poll_transmit()
+    /// The next message to send, handed to its link at `now`.
+    pub fn poll_transmit(&mut self, now: Ps) -> Option<Transmit> {
+        let t = self.comm.poll_transmit()?;
+        self.link.send(now, fcp_wire_bytes(&t.msg, self.framing));
+        Some(t)
     }
 
     /// Its protocol events since the last call; a takeover is noted at `now`.

@@ -4,9 +4,19 @@
 //! forgotten once it is older than any packet could be: memory stays bounded by the
 //! messages of the last [`HORIZON`].
 
+use crate::packet::wire::wire_bytes;
 use crate::units::Ps;
 use spillway_arbiter::fcp::Msg;
 use std::collections::VecDeque;
+
+/// IP header bytes in front of an FCP message (FCP is its own IP protocol, §6.1).
+const IP_HEADER: u32 = 20;
+
+/// An FCP message's bytes on the wire: IP header, message, framing (what the sender's
+/// link carries, and what the arbiter counts against its own).
+pub fn fcp_wire_bytes(m: &Msg, framing: u32) -> u32 {
+    wire_bytes(IP_HEADER + m.wire_len() as u32, framing)
+}
 
 /// Messages older than this are taken as lost (no queue in these networks holds a
 /// packet for anywhere near as long).
@@ -57,11 +67,11 @@ impl Channel {
         self.base.wrapping_add(self.entries.len() as u32 - 1)
     }
 
-    /// Message `id`, which has arrived; `None` if it was forgotten.
-    pub fn take(&mut self, id: u32) -> Option<(Toward, Msg)> {
+    /// Message `id`, which has arrived, and when it was sent; `None` if it was forgotten.
+    pub fn take(&mut self, id: u32) -> Option<(Msg, Ps)> {
         let i = id.wrapping_sub(self.base) as usize;
         let e = self.entries.get_mut(i)?;
-        Some((e.toward, e.msg.take()?))
+        Some((e.msg.take()?, e.sent))
     }
 
     /// Which way message `id` goes, if it is still kept.

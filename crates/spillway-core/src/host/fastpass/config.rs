@@ -20,6 +20,8 @@ pub struct FastpassConfig {
     pub arbiter: u32,
     /// The arbiters' host link rate.
     pub arbiter_link_rate: u64,
+    /// The least rate of the links from the arbiters' switches to other switches.
+    pub arbiter_uplink_rate: u64,
     /// A secondary arbiter's host.
     pub secondary: Option<u32>,
     /// The primary stops at this time.

@@ -13,25 +13,24 @@
 pub mod arbiter;
 pub mod channel;
 pub mod config;
+pub mod link;
 pub mod paths;
 pub mod queues;
 
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
 use crate::output::histogram::LogHistogram;
-use crate::packet::wire::wire_bytes;
 use crate::packet::{Packet, PktKind};
 use crate::rng::{mix64, Rng};
 use crate::units::{serialization_ps, Ps};
 use arbiter::ArbiterAgent;
-use channel::{Channel, Toward};
+use channel::{fcp_wire_bytes, Channel, Toward};
 use config::{Control, FastpassConfig};
 use paths::Pins;
 use queues::{EndpointQueues, Waiting};
+use spillway_arbiter::fcp::wire::Body;
 use spillway_arbiter::fcp::{Dest, Endpoint, EndpointConfig, Granted, Input, Msg, Role};
 
-/// IP header bytes in front of an FCP message (FCP is its own IP protocol, §6.1).
-const IP_HEADER: u32 = 20;
 /// Timeslots remembered per host for the conflict check: more than any clock error
 /// reorders.
 const RING: usize = 64;
@@ -60,6 +59,9 @@ pub struct Fastpass {
     /// Queue-to-timeslot delays, and the largest.
     delays: LogHistogram,
     delay_max: Ps,
+    /// Arbiter-to-endpoint delays of allocation messages, and the largest.
+    alloc_delays: LogHistogram,
+    alloc_delay_max: Ps,
     /// FCP packets and released data for the hosts' NICs: (host, packet).
     pub outbox: Vec<(u32, u32)>,
     scratch: Vec<Waiting>,
@@ -102,6 +104,7 @@ impl Fastpass {
                     mix64(seed ^ 0xfa57_9a55),
                     cx.now,
                     slot,
+                    framing,
                 )
             })
             .collect();
@@ -134,6 +137,8 @@ impl Fastpass {
             received_in: vec![0; hosts as usize * RING],
             delays: LogHistogram::default(),
             delay_max: 0,
+            alloc_delays: LogHistogram::default(),
+            alloc_delay_max: 0,
             outbox: Vec::new(),
             scratch: Vec::new(),
         }
@@ -255,10 +260,14 @@ impl Fastpass {
         };
         match toward {
             Toward::Endpoint => {
-                let Some((_, m)) = self.channel.take(id) else {
+                let Some((m, sent)) = self.channel.take(id) else {
                     return;
                 };
                 cx.counters.fastpass_fcp_to_endpoint_arrived += 1;
+                if let Body::Alloc(_) = m.body {
+                    self.alloc_delays.record(cx.now - sent);
+                    self.alloc_delay_max = self.alloc_delay_max.max(cx.now - sent);
+                }
                 self.endpoints[host as usize].handle(cx.now, Input::Msg(m));
                 self.endpoint_output(cx, host);
             }
@@ -288,7 +297,7 @@ impl Fastpass {
 
     /// Arbiter `rank` handles message `id`, its processing latency after it arrived.
     pub fn on_arbiter_msg(&mut self, cx: &mut Ctx, rank: u32, id: u32) {
-        let Some((_, m)) = self.channel.take(id) else {
+        let Some((m, _)) = self.channel.take(id) else {
             return;
         };
         let r = rank as usize;
@@ -344,7 +353,7 @@ impl Fastpass {
     /// What arbiter `r` wants done: messages to endpoints and arbiters, its next timer.
     fn arbiter_output(&mut self, cx: &mut Ctx, r: usize) {
         let from = self.arbiters[r].host;
-        while let Some(t) = self.arbiters[r].poll_transmit() {
+        while let Some(t) = self.arbiters[r].poll_transmit(cx.now) {
             match t.dest {
                 Dest::Endpoint(e) => self.send(cx, from, e, Toward::Endpoint, t.msg),
                 Dest::Arbiters => {
@@ -375,7 +384,7 @@ impl Fastpass {
     /// FCP message `m` leaves `from` for `to`: a class-0 packet of its size, or an
     /// ideal-channel event; or lost (`fastpass.control_loss`).
     fn send(&mut self, cx: &mut Ctx, from: u32, to: u32, toward: Toward, m: Msg) {
-        let wire = wire_bytes(IP_HEADER + m.wire_len() as u32, self.framing);
+        let wire = fcp_wire_bytes(&m, self.framing);
         let c = &mut cx.counters;
         match toward {
             Toward::Arbiter => {
@@ -414,11 +423,16 @@ impl Fastpass {
             let s = e.stats();
             c.fastpass_slots_rerequested += s.slots_lost + s.slots_late;
             c.fastpass_slots_late += s.slots_late;
+            c.fastpass_report_retransmits += s.retransmits;
+            c.fastpass_alloc_gaps += s.gaps;
             c.fastpass_endpoint_resets += s.resets;
         }
         for a in &self.arbiters {
             c.fastpass_slots_granted += a.granted;
             c.fastpass_path_errors += a.path_errors;
+            c.fastpass_slots_skipped += a.skipped;
+            c.fastpass_arbiter_backlog_max_ps =
+                c.fastpass_arbiter_backlog_max_ps.max(a.link.backlog_max);
         }
         // §5.1: from the last timeslot the failed primary granted to the first its
         // successor granted.
@@ -435,14 +449,17 @@ impl Fastpass {
         c.fastpass_fcp_expired += self.channel.expired;
         c.fastpass_unpinned_packets += self.pins.unpinned;
         // Nearest rank, as the ports' queue percentiles (output/queues.rs).
-        let n = self.delays.count();
-        let at = |q: f64| {
+        let at = |h: &LogHistogram, q: f64| {
+            let n = h.count();
             let rank = ((q * n as f64).ceil() as u64).clamp(1, n.max(1));
-            self.delays.at_rank(rank).unwrap_or(0)
+            h.at_rank(rank).unwrap_or(0)
         };
-        c.fastpass_queue_delay_p50_ps = at(0.5);
-        c.fastpass_queue_delay_p99_ps = at(0.99);
+        c.fastpass_queue_delay_p50_ps = at(&self.delays, 0.5);
+        c.fastpass_queue_delay_p99_ps = at(&self.delays, 0.99);
         c.fastpass_queue_delay_max_ps = self.delay_max;
+        c.fastpass_alloc_delay_p50_ps = at(&self.alloc_delays, 0.5);
+        c.fastpass_alloc_delay_p99_ps = at(&self.alloc_delays, 0.99);
+        c.fastpass_alloc_delay_max_ps = self.alloc_delay_max;
         c.fastpass_queued_packets = self.queues.iter().map(|q| q.packets() as u64).sum();
     }
 
@@ -457,12 +474,16 @@ impl Fastpass {
     }
 }
 
-/// The rate of the fabric's switch-to-switch links (the host links' on a star).
+/// The rate of the fabric's switch-to-switch links (the host links' on a star): the
+/// slowest, as the arbiters' own switches' uplinks may be faster
+/// (`fastpass.arbiter_uplink_rate`).
 fn fabric_rate(cx: &Ctx) -> u64 {
     let f = &cx.fabric;
     let hosts = f.hosts();
     (hosts..f.node_count() as u32)
         .flat_map(|n| f.ports(n))
-        .find(|p| p.peer >= hosts)
-        .map_or(f.ports(0)[0].rate, |p| p.rate)
+        .filter(|p| p.peer >= hosts)
+        .map(|p| p.rate)
+        .min()
+        .unwrap_or(f.ports(0)[0].rate)
 }

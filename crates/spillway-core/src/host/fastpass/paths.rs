@@ -21,10 +21,11 @@ const NO_CORE: u16 = 0xFF;
 pub enum PathSelection {
     /// Star and dumbbell: one path between any two hosts.
     None,
-    /// Leaf-spine: the spine (a physical core; faster spine links are several colors).
-    TwoTier(Box<TwoTier>),
-    /// Fat tree: the aggregation plane, then the core within it.
-    ThreeTier(Box<ThreeTier>),
+    /// Leaf-spine: the spine (a physical core; faster spine links are several colors),
+    /// of `spines`.
+    TwoTier(Box<TwoTier>, u32),
+    /// Fat tree: the aggregation plane, then the core within it, of `half` each.
+    ThreeTier(Box<ThreeTier>, u32),
 }
 
 /// The arbiter's view of the fabric: allocation constraints and path selection.
@@ -56,7 +57,10 @@ pub fn build(
             let cores = VirtualCores::new(&vec![multiple; spines as usize]);
             (
                 f,
-                PathSelection::TwoTier(Box::new(TwoTier::new(rack_of, cores).map_err(err)?)),
+                PathSelection::TwoTier(
+                    Box::new(TwoTier::new(rack_of, cores).map_err(err)?),
+                    spines,
+                ),
             )
         }
         Shape::FatTree { k } => {
@@ -72,16 +76,30 @@ pub fn build(
             .map_err(err)?;
             (
                 ArbFabric::full_bisection(hosts),
-                PathSelection::ThreeTier(Box::new(t)),
+                PathSelection::ThreeTier(Box::new(t), half),
             )
         }
     })
 }
 
 impl PathSelection {
-    /// The path of every packet of one timeslot: `out[i]` for `flows[i]`.
+    /// The path of every packet of timeslot `ts`: `out[i]` for `flows[i]`.
+    ///
+    /// §4: "path selection must balance packet load across all available links". The
+    /// edge coloring keeps every link to one packet within a timeslot, but which spine,
+    /// aggregation switch or core a color names is free, and the colorer uses the same
+    /// colors first: with few flows, the first spine's (or aggregation switch's and
+    /// core's) links carried a packet in almost every timeslot and the others almost
+    /// none. Such a link has only the 1% control reserve to spare for the FCP messages
+    /// crossing it, and where the arbiter's messages concentrate (its rack, its pod's
+    /// first aggregation switch) they filled its queue until it dropped (issue 37). So
+    /// each timeslot relabels the colors, the same way at every rack: spine `c` becomes
+    /// `c + ts` (mod spines); in a fat tree, plane `a` becomes `a + ts` and core `c`
+    /// within it `c + ts / half` (mod half), so a flow's timeslots visit every core in
+    /// turn. Every spine, plane and core being alike, a relabeled coloring is as valid.
     pub fn select(
         &mut self,
+        ts: u64,
         flows: &[Flow],
         two: &mut Vec<Option<u32>>,
         three: &mut Vec<Option<spillway_arbiter::pathsel::Path3>>,
@@ -90,15 +108,23 @@ impl PathSelection {
         out.clear();
         match self {
             PathSelection::None => out.resize(flows.len(), ANY_PATH),
-            PathSelection::TwoTier(t) => {
+            PathSelection::TwoTier(t, spines) => {
                 t.select(flows, two)?;
-                out.extend(two.iter().map(|c| c.map_or(ANY_PATH, |c| c as u16)));
+                let shift = (ts % *spines as u64) as u32;
+                out.extend(
+                    two.iter()
+                        .map(|c| c.map_or(ANY_PATH, |c| ((c + shift) % *spines) as u16)),
+                );
             }
-            PathSelection::ThreeTier(t) => {
+            PathSelection::ThreeTier(t, half) => {
                 t.select(flows, three)?;
+                let h = *half as u64;
+                let (da, dc) = ((ts % h) as u32, (ts / h % h) as u32);
                 out.extend(three.iter().map(|p| {
                     p.map_or(ANY_PATH, |p| {
-                        (p.agg as u16) << 8 | p.core.map_or(NO_CORE, |c| c as u16 & 0xFF)
+                        let agg = (p.agg + da) % *half;
+                        let core = p.core.map_or(NO_CORE, |c| ((c + dc) % *half) as u16 & 0xFF);
+                        (agg as u16) << 8 | core
                     })
                 }));
             }
