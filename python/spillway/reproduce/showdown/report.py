@@ -359,7 +359,9 @@ def quick_leaves_out() -> str:
             "intervals are wider and more schemes share a rank; "
             f"{len(q.fabrics)} fabrics ({', '.join(q.fabrics)}; full adds "
             f"{', '.join(x for x in f.fabrics if x not in q.fabrics)}), loads "
-            f"{', '.join(map(str, q.loads))} (full: {', '.join(map(str, f.loads))}), "
+            f"{', '.join(map(str, q.loads))}"
+            + ("" if q.loads == f.loads else f" (full: {', '.join(map(str, f.loads))})")
+            + ", "
             f"{q.flows['websearch']:,} web-search and {q.flows['datamining']:,} data-mining "
             f"flows a run (full: {f.flows['websearch']:,} and {f.flows['datamining']:,}), "
             f"fan-ins {', '.join(map(str, q.fanins))} (full: {', '.join(map(str, f.fanins))}), "
@@ -406,11 +408,12 @@ def write_report(out: Path, mode: Mode, quick: bool, sim_s: float, t0: float,
     every = [*sanity, *heads, *classed, *at_scale]
     parts.append("## Summary\n\n" + "\n".join(
         f"- **{v.verdict.value}** {v.claim}" for v in every)
-        + f"\n\n{claim.tally(every)}. {len(cells)} cells ({len(mode.schemes)} "
-        f"schemes × {len(mode.seeds)} seeds), {len(cells) - len(missing)} with numbers"
+        + f"\n\n{claim.tally(every)}. {len(cells)} cells ({len(mode.schemes)} schemes × "
+        f"{len(cells) // max(len(mode.schemes), 1)} settings, {len(mode.seeds)} seeds "
+        f"each), {len(cells) - len(missing)} with numbers"
         + (f", {len(missing)} without (each says why in its table)" if len(missing) else "")
-        + ".\n\n**Short-flow p99: every scheme tied for first** (Poisson workloads; tied: "
-        "its interval overlaps the leader's):\n\n"
+        + ".\n\n**Short-flow p99: the schemes tied for first in each cell** (Poisson "
+        "workloads; tied: its interval overlaps the leader's):\n\n"
         + markdown_table(_winners(cells)) + "\n")
     parts.append(_setup_section(mode))
     parts.append("## Sanity verdicts\n\nComputed from the data, judged on the intervals "
