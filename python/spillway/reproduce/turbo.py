@@ -839,25 +839,26 @@ def cut_through_claims(res: Results) -> list[Claim]:
         alike="variant").items()}
     loads = sorted(f["load"].unique())
     miss = Estimate.missing()
+
+    def at_every_load(text: str, est: dict, ours: str, theirs: str, paper: str,
+                      unit: str = "") -> Claim:
+        a = {x: est.get((x, ours), miss) for x in loads}
+        b = {x: est.get((x, theirs), miss) for x in loads}
+        return claim.each(
+            text, [claim.below(f"load {x:g}", a[x], b[x]) for x in loads], paper=paper,
+            label=[f"load {x:g}" for x in loads],
+            why="; ".join(f"load {x:g}: {a[x].fmt()} against {b[x].fmt()}{unit}"
+                          for x in loads))
+
     return [
-        claim.each(
-            "cut-through shortens flows up to 10 KB: their mean FCT below store-and-forward's "
-            "at every load (load on payload)",
-            [claim.below(f"load {x:g}", fct.get((x, "True/payload"), miss),
-                         fct.get((x, "False/payload"), miss)) for x in loads],
-            paper="Turbo §5.1.2: the pFabric group's simulator forwards cut-through",
-            label=[f"load {x:g}" for x in loads],
-            why="; ".join(f"load {x:g}: {fct.get((x, 'True/payload'), miss).fmt()} against "
-                          f"{fct.get((x, 'False/payload'), miss).fmt()} µs" for x in loads)),
-        claim.each(
-            "counting the load on the wire offers fewer flows, and flows over 10 MB finish "
-            "sooner: their mean slowdown below the payload count's (store-and-forward)",
-            [claim.below(f"load {x:g}", sd.get((x, "False/wire"), miss),
-                         sd.get((x, "False/payload"), miss)) for x in loads],
-            paper="Turbo §5.1.2: the group's simulator counts the load in 1500 B packets",
-            label=[f"load {x:g}" for x in loads],
-            why="; ".join(f"load {x:g}: {sd.get((x, 'False/wire'), miss).fmt()} against "
-                          f"{sd.get((x, 'False/payload'), miss).fmt()}" for x in loads)),
+        at_every_load("cut-through shortens flows up to 10 KB: their mean FCT below "
+                      "store-and-forward's at every load (load on payload)",
+                      fct, "True/payload", "False/payload",
+                      "Turbo §5.1.2: the pFabric group's simulator forwards cut-through", " µs"),
+        at_every_load("counting the load on the wire offers fewer flows, and flows over 10 MB "
+                      "finish sooner: their mean slowdown below the payload count's "
+                      "(store-and-forward)", sd, "False/wire", "False/payload",
+                      "Turbo §5.1.2: the group's simulator counts the load in 1500 B packets"),
     ]
 
 
