@@ -205,6 +205,13 @@ def test_claims_are_judged_at_the_interval_ends():
     assert claim.below("x", e, lower).verdict is Verdict.FAIL
     assert claim.below("x", e, Estimate(0.55, 0.5, 0.7)).verdict is Verdict.INCONCLUSIVE
     assert claim.at_most("x", Estimate.missing(), 1).verdict is Verdict.INCONCLUSIVE
+    # A value without its interval's ends cannot be judged either way (a comparison with
+    # an unknown end is false, and would read as FAIL).
+    bare = Estimate(0.5, math.nan, math.nan, method="bootstrap")
+    for c in (claim.at_most("x", bare, 0.7), claim.at_least("x", bare, 0.3),
+              claim.within("x", bare, 0.3, 0.7), claim.below("x", bare, Estimate(1, 0.9, 1.1)),
+              claim.no_more("x", lower, bare)):
+        assert c.verdict is Verdict.INCONCLUSIVE and c.why.startswith("no interval"), c
     # One run: no interval, so a plain comparison, and the report says it is one run.
     one = claim.at_most("x", Estimate.exact(0.5, "one run"), 0.6)
     assert one.holds and "one run" in one.line()

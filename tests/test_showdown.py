@@ -156,6 +156,14 @@ def test_pareto_front_and_ranking_order():
     t = ranking(cells, "short_fct_p99_ms")
     assert t.scheme.tolist() == ["B", "A", "C"] and t["rank"].tolist() == ["1", "2", "—"]
     assert t.note.tolist() == ["3 flows unfinished at the limit", "", "failed: boom"]
+    # A scheme that ran without a value for the key (no round finished) ranks "—",
+    # after the schemes with numbers and before those that did not run.
+    cells = pd.DataFrame({"scheme": ["A", "B", "C", "D"], "status": ["ok", "ok", "ok", "failed"],
+                          "short_fct_p99_ms": [2.0, np.nan, 1.0, np.nan],
+                          "unfinished": [0, 256, 0, np.nan]})
+    t = ranking(cells, "short_fct_p99_ms")
+    assert t.scheme.tolist() == ["C", "A", "B", "D"]
+    assert t["rank"].tolist() == ["1", "2", "—", "—"]
 
 
 def test_verdict_functions_on_known_numbers():
@@ -194,3 +202,29 @@ def test_modes_and_options():
 def test_compare_command_refuses_an_unknown_fabric(capsys):
     assert main(["compare", "--out", "x", "--fabrics", "torus"]) == 2
     assert "unknown fabric(s) ['torus']" in capsys.readouterr().err
+
+
+def test_cp_limit_judges_its_counts_run_by_run():
+    """"No header dropped, no timeout" with the large allowance is a count that must be
+    zero in every run: one seed that drops three headers fails it (an interval over the
+    seeds, floored at zero, would have left it inconclusive)."""
+    from spillway.reproduce.showdown.limits import CP_BIG_ALLOWANCE, cp_claims
+
+    big = f"CP ({CP_BIG_ALLOWANCE} allowance)"
+
+    def runs(big_drops: list[int]) -> pd.DataFrame:
+        rows = []
+        for scheme, drops, timeouts, qct in (("TCP", [0, 0], [9, 8], 19.0),
+                                             ("CP", [40, 50], [2, 3], 20.0),
+                                             (big, big_drops, [0, 0], 40.0)):
+            for seed, (d, t) in enumerate(zip(drops, timeouts, strict=True), 1):
+                rows.append({"scheme": scheme, "seed": seed, "senders": 256, "drops": d,
+                             "timeouts": t, "qct_p99_ms": qct + seed / 10, "cut_bytes": 1e5,
+                             "delivered": 1e7, "retransmits": 100})
+        return pd.DataFrame(rows)
+
+    def verdict(c: list) -> str:
+        return next(x for x in c if "no header is dropped" in x.claim).verdict.value
+
+    assert verdict(cp_claims(runs([0, 0]))[1]) == "PASS"
+    assert verdict(cp_claims(runs([0, 3]))[1]) == "FAIL"

@@ -91,10 +91,6 @@ class Estimate:
             return False
         return self.lo <= other.hi and other.lo <= self.hi
 
-    def below(self, other: Estimate) -> bool:
-        """This interval wholly below the other's: smaller at any plausible value."""
-        return self.known and other.known and self.hi < other.lo
-
     def scaled(self, k: float) -> Estimate:
         """The estimate times a positive constant (a unit change)."""
         return Estimate(self.value * k, self.lo * k, self.hi * k, self.n, self.seeds,
@@ -222,7 +218,7 @@ class Resamples:
         total = self.draws.sum(axis=1)
         out = []
         for q in qs:
-            rng = self._rng(f"quantile/{col}/{q!r}")
+            rng = self._rng(f"quantile/{col}/{float(q)!r}")
             h = (total - 1) * q
             k = np.floor(h).astype(np.int64)
             frac = h - k
@@ -362,7 +358,9 @@ def ratio(a: Estimate, b: Estimate) -> Estimate:
     infinitely shorter)."""
     if not (a.known and b.known):
         return Estimate.missing()
-    return _derived(_div(a.value, b.value), _div(a.lo, b.hi), _div(a.hi, b.lo), [a, b])
+    # Neither can be negative: an interval over seeds that reaches below 0 ends at 0.
+    a_lo, b_lo = max(a.lo, 0.0), max(b.lo, 0.0)
+    return _derived(_div(a.value, b.value), _div(a_lo, b.hi), _div(a.hi, b_lo), [a, b])
 
 
 def reduction(a: Estimate, base: Estimate) -> Estimate:

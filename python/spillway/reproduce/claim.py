@@ -21,6 +21,7 @@ A reproduction builds its claims with these functions and nothing else; the repo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -79,8 +80,16 @@ def _judge(holds_unfavourable: bool, holds_favourable: bool) -> Verdict:
     return Verdict.INCONCLUSIVE
 
 
-def _missing(claim: str, ours: Estimate, paper: str, paper_value: str, why: str) -> Claim:
-    return Claim(claim, Verdict.INCONCLUSIVE, "no data" + (f": {why}" if why else ""), paper,
+def _judgeable(*estimates: Estimate) -> bool:
+    """Whether every estimate has a value and both ends: a comparison with an unknown end
+    would be false whatever the data, and read as FAIL."""
+    return all(e.known and not (math.isnan(e.lo) or math.isnan(e.hi)) for e in estimates)
+
+
+def _missing(claim: str, ours: Estimate, paper: str, paper_value: str, why: str,
+             other: Estimate | None = None) -> Claim:
+    what = "no data" if not (ours.known and (other is None or other.known)) else "no interval"
+    return Claim(claim, Verdict.INCONCLUSIVE, what + (f": {why}" if why else ""), paper,
                  paper_value, ours)
 
 
@@ -88,7 +97,7 @@ def at_most(claim: str, ours: Estimate, bound: float, *, paper: str = "",
             paper_value: str = "", why: str = "") -> Claim:
     """``ours`` is at most ``bound``: PASS when its interval's top is, FAIL when even its
     bottom is above."""
-    if not ours.known:
+    if not _judgeable(ours):
         return _missing(claim, ours, paper, paper_value, why)
     v = _judge(ours.hi <= bound, ours.lo <= bound)
     return Claim(claim, v, why or f"bound {bound:.4g}", paper, paper_value, ours)
@@ -98,7 +107,7 @@ def at_least(claim: str, ours: Estimate, bound: float, *, paper: str = "",
              paper_value: str = "", why: str = "") -> Claim:
     """``ours`` is at least ``bound``: PASS when its interval's bottom is, FAIL when even
     its top is below."""
-    if not ours.known:
+    if not _judgeable(ours):
         return _missing(claim, ours, paper, paper_value, why)
     v = _judge(ours.lo >= bound, ours.hi >= bound)
     return Claim(claim, v, why or f"bound {bound:.4g}", paper, paper_value, ours)
@@ -108,7 +117,7 @@ def within(claim: str, ours: Estimate, lo: float, hi: float, *, paper: str = "",
            paper_value: str = "", why: str = "") -> Claim:
     """``ours`` lies in the band [lo, hi]: PASS when its whole interval does, FAIL when
     its interval misses the band."""
-    if not ours.known:
+    if not _judgeable(ours):
         return _missing(claim, ours, paper, paper_value, why)
     v = _judge(lo <= ours.lo and ours.hi <= hi, ours.hi >= lo and ours.lo <= hi)
     return Claim(claim, v, why or f"band {lo:.4g} to {hi:.4g}", paper, paper_value, ours)
@@ -118,8 +127,8 @@ def below(claim: str, a: Estimate, b: Estimate, *, paper: str = "", paper_value:
           why: str = "") -> Claim:
     """``a`` is smaller than ``b``: PASS when a's interval lies wholly below b's, FAIL
     when a's bottom is not below b's top (a is no smaller at any plausible value)."""
-    if not (a.known and b.known):
-        return _missing(claim, a, paper, paper_value, why)
+    if not _judgeable(a, b):
+        return _missing(claim, a, paper, paper_value, why, b)
     v = _judge(a.hi < b.lo, a.lo < b.hi)
     return Claim(claim, v, why or f"{a.fmt()} against {b.fmt()}", paper, paper_value, a, b)
 
@@ -128,8 +137,8 @@ def no_more(claim: str, a: Estimate, b: Estimate, *, paper: str = "", paper_valu
             why: str = "") -> Claim:
     """``a`` is no larger than ``b`` (a tie holds): PASS when a's top is at most b's
     bottom, FAIL when a's bottom is above b's top."""
-    if not (a.known and b.known):
-        return _missing(claim, a, paper, paper_value, why)
+    if not _judgeable(a, b):
+        return _missing(claim, a, paper, paper_value, why, b)
     v = _judge(a.hi <= b.lo, a.lo <= b.hi)
     return Claim(claim, v, why or f"{a.fmt()} against {b.fmt()}", paper, paper_value, a, b)
 

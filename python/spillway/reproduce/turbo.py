@@ -803,7 +803,7 @@ def slowdown_by_size(res: Results) -> pd.DataFrame:
     f = res.sql(f"""
         SELECT load, cut_through, load_on, CASE {cases} ELSE '{SIZE_BUCKETS[-1][1]}' END
                AS bucket, slowdown, fct_ps
-        FROM flows WHERE slowdown IS NOT NULL""")
+        FROM flows WHERE slowdown IS NOT NULL ORDER BY hash, flow_id""")
     order = [name for _, name in SIZE_BUCKETS] + ["all"]
     rows = []
     for (load, ct, on), g in f.groupby(["load", "cut_through", "load_on"]):

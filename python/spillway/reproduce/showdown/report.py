@@ -95,7 +95,7 @@ def expected_cells(mode: Mode) -> pd.DataFrame:
         for w in mode.workloads:
             xs: list[tuple[float, float]]
             if w in POISSON:
-                xs = [(x, np.nan) for x in mode.loads_for(FABRICS[f])]
+                xs = [(x, np.nan) for x in mode.loads]
             elif w == "incast":
                 xs = [(np.nan, float(n)) for n in mode.fanins]
             else:
@@ -149,7 +149,11 @@ def with_ranks(cells: pd.DataFrame, key: str) -> pd.DataFrame:
     ok = cells[cells.status == "ok"].sort_values(key, kind="stable")
     ok.insert(0, "rank", tiers([estimate(r, key) for _, r in ok.iterrows()]))
     # A tier's members together (one may trail a scheme of the next tier in value).
-    ok = ok.iloc[np.argsort([int(r.rstrip("=")) for r in ok["rank"]], kind="stable")]
+    # A scheme that ran but has no value for ``key`` (no round finished) is ranked "—",
+    # after every tier.
+    last = len(ok) + 1
+    ok = ok.iloc[np.argsort([last if r == "—" else int(r.rstrip("=")) for r in ok["rank"]],
+                            kind="stable")]
     rest = cells[cells.status != "ok"].copy()
     rest.insert(0, "rank", "—")
     return pd.concat([ok, rest])

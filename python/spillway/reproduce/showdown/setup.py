@@ -207,14 +207,8 @@ class Mode:
     seeds: tuple[int, ...] = (1,)
     workloads: tuple[str, ...] = ("websearch", "datamining", "incast", "partition-aggregate")
     schemes: tuple[str, ...] = field(default=SCHEMES)
-    # The loads of the fabrics over 512 hosts (a run there costs 1.6-1.8 times as much);
-    # empty: `loads`.
-    big_loads: tuple[float, ...] = ()
     # The experiments behind § Limits at scale (showdown/limits.py), on leaf-spine-144.
     limits: bool = False
-
-    def loads_for(self, fabric: Fabric) -> tuple[float, ...]:
-        return self.big_loads if fabric.hosts > 512 and self.big_loads else self.loads
 
 
 QUICK = Mode(fabrics=("fat-tree-128", "leaf-spine-144"), loads=(0.2, 0.5, 0.8),
@@ -277,7 +271,7 @@ def sweeps(fabric: Fabric, mode: Mode, names: tuple[str, ...]) -> dict[str, dict
                 "workload.kind": "poisson", "workload.sources": hosts,
                 "workload.destinations": hosts},
             "zip": {"workload.cdf": cdfs, "workload.max_flows": [mode.flows[w] for w in cdfs]},
-            "grid": {"workload.load": list(mode.loads_for(fabric))}}
+            "grid": {"workload.load": list(mode.loads)}}
     if "incast" in mode.workloads:
         out["incast"] = common | {
             "set": _base(fabric, mode) | {
