@@ -506,7 +506,7 @@ pub const KEYS: &[KeyDef] = &[
     key!("run.duration", Ty::TimeOrOff, "off", &[], "Simulated time limit; `off` runs until every flow has finished."),
     key!("run.max_events", Ty::IntOrOff, "off", &[], "Event limit, a safety net for runaway scenarios."),
     key!("run.progress_limit", Ty::TimeOrOff, "off", &[],
-         "Stop the run (stop reason `no_progress`) when flows are active but not one byte of theirs has been acknowledged for this long: a livelock, packets moving and nothing delivered. Checked every this long, so the run stops between one and two limits after the last progress. `off`: never."),
+         "Stop the run (stop reason `no_progress`) when flows are active but not one byte of theirs has been acknowledged, cumulatively or by SACK, for this long: a livelock, packets moving and nothing new reaching a receiver. Checked every this long, so the run stops between one and two limits after the last progress. `off`: never."),
     key!("run.timeseries_interval", Ty::TimeOrOff, "off", &[],
         "Sample the network's state every interval into timeseries.parquet: active flows and their outstanding bytes \
          (Turbo §3's starvation figures). `off`: no timeseries."),

@@ -78,8 +78,8 @@ pub struct Sim {
     sampling: Sampling,
     /// `[ping]`: the interval between requests.
     ping_every: Option<Ps>,
-    /// `run.progress_limit`, and the bytes acknowledged (offered less outstanding) at
-    /// the last check.
+    /// `run.progress_limit`, and the bytes acknowledged, cumulatively or selectively
+    /// (offered less those neither), at the last check.
     progress_limit: Option<Ps>,
     acked_at_check: u64,
     /// Periodic events queued ([`Ev::periodic`]): when they are all that is left, nothing
@@ -395,11 +395,15 @@ impl Sim {
 
     /// `run.progress_limit`: stops the run when its active flows have had nothing
     /// acknowledged since the last check, else checks again later. Bytes acknowledged
-    /// only grow: those offered, less those outstanding.
+    /// only grow: those offered, less those neither cumulatively acknowledged nor SACKed.
+    /// A SACKed byte counts: a flow whose first hole waits (Turbo T1 resends it only
+    /// on a timeout, inflated, so it can lose for many timeouts to other flows' data
+    /// at their true priority) while the rest of its data arrives is slow, not
+    /// livelocked, and finishes once the competition ends.
     #[inline(never)]
     fn check_progress(&mut self, now: Ps) {
         let every = self.progress_limit.expect("checks only with a limit");
-        let acked = self.cx.counters.bytes_offered - self.hosts.outstanding_bytes();
+        let acked = self.cx.counters.bytes_offered - self.hosts.unsacked_bytes();
         let active = self.hosts.active_flows();
         if active > 0 && acked == self.acked_at_check && now >= 2 * every {
             self.cx.stop_detail = format!(

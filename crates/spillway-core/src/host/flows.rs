@@ -165,6 +165,11 @@ impl FlowTable {
         self.slots.iter().flatten().map(|f| f.conn.unacked()).sum()
     }
 
+    /// Over the live flows, the bytes neither cumulatively nor selectively acknowledged.
+    pub(super) fn unsacked(&self) -> u64 {
+        self.slots.iter().flatten().map(|f| f.conn.unsacked()).sum()
+    }
+
     /// The occupied slots, in order.
     pub(super) fn slots(&self) -> Vec<u32> {
         (0..self.slots.len() as u32)

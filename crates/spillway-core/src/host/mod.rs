@@ -254,6 +254,11 @@ impl Hosts {
         self.flows.outstanding()
     }
 
+    /// Bytes of the live flows neither cumulatively nor selectively acknowledged.
+    pub fn unsacked_bytes(&self) -> u64 {
+        self.flows.unsacked()
+    }
+
     pub fn active_flows(&self) -> u64 {
         self.flows.active()
     }

@@ -208,6 +208,15 @@ impl Transport {
             Transport::Turbo(c) => c.unacked(),
         }
     }
+
+    /// Bytes of the flow neither cumulatively nor selectively acknowledged: what the
+    /// receiver is still to get, as the sender knows it (`run.progress_limit`).
+    pub fn unsacked(&self) -> u64 {
+        match self {
+            Transport::Tcp(c) => c.sender().unsacked(),
+            Transport::Turbo(c) => c.sender().remaining(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -154,6 +154,11 @@ impl<C: CongestionControl> TcpSender<C> {
         self.size - self.sb.una()
     }
 
+    /// Bytes neither cumulatively acknowledged nor SACKed (the run's progress check).
+    pub fn unsacked(&self) -> u64 {
+        self.remaining() - self.sb.sacked()
+    }
+
     /// The FastLane notification table, for tests and metrics.
     pub fn notify_table(&self) -> &Recovery {
         &self.fl
