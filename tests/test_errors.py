@@ -58,6 +58,9 @@ CASES = [
     ('[run]\nqueue_sample_interval = "0us"\n', "run.queue_sample_interval", "positive"),
     ('[run]\nflow_throughput_interval = "0us"\n', "run.flow_throughput_interval",
      "positive"),
+    # Two classifications at once: the message reads as one sentence.
+    ('[workload]\nkind = "partition_aggregate"\npriorities = 4\nclasses_by_size = ["100KB"]\n',
+     "workload.classes_by_size", "priorities = 4 draws one per query: use one of them"),
 ]
 
 

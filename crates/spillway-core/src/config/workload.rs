@@ -433,7 +433,8 @@ pub(super) fn read_size_classes(
         if let WorkloadSpec::Query(q) = workload {
             if q.priorities > 1 {
                 return Err(bad(format!(
-                    "gives each flow a class by its size, while workload.priorities = {} draws                      one per query: use one of them",
+                    "gives each flow a class by its size, while workload.priorities = {} draws \
+                     one per query: use one of them",
                     q.priorities
                 )));
             }
