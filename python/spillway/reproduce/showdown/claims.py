@@ -13,7 +13,8 @@ import pandas as pd
 from spillway.intervals import Estimate, ratio, reduction, total
 from spillway.reproduce import claim
 from spillway.reproduce.claim import Claim
-from spillway.reproduce.showdown.metrics import estimate
+from spillway.reproduce.showdown.metrics import KEYS, estimate
+from spillway.reproduce.showdown.setup import POISSON
 
 # Fastpass's switch queues are "near zero" when the switch ports' time-averaged
 # occupancy, averaged over the ports, stays under one full-size frame, and below its own
@@ -21,8 +22,6 @@ from spillway.reproduce.showdown.metrics import estimate
 NEAR_ZERO_BYTES = 1538
 # "No worse" for a completion time: at most this factor above.
 CLOSE = 1.05
-POISSON = ("websearch", "datamining")
-KEYS_NO_SEED = ["fabric", "workload", "load", "fanin", "scheme"]
 
 
 def _ok(cells: pd.DataFrame) -> pd.DataFrame:
@@ -106,7 +105,7 @@ def detail_lossless(runs: pd.DataFrame) -> Claim:
     if missing.empty:
         return body
     gone = "; ".join(f"{r.scheme} {_label(r.fabric, r.workload, r.load, r.fanin)}: {r.status}"
-                     for r in missing.drop_duplicates(KEYS_NO_SEED).itertuples())
+                     for r in missing.drop_duplicates(KEYS).itertuples())
     return claim.each(text, [body, Claim("every run measured", claim.Verdict.INCONCLUSIVE,
                                          gone)],
                       why=f"runs without numbers: {gone}", label=["measured", "unmeasured"])

@@ -15,7 +15,7 @@ from spillway import schemes as registry
 from spillway.intervals import RESAMPLES, tiers
 from spillway.reproduce import claim, markdown_table
 from spillway.reproduce.showdown import claims, figures, limits
-from spillway.reproduce.showdown.metrics import COLUMNS, COST, ESTIMATED, collect, estimate
+from spillway.reproduce.showdown.metrics import COLUMNS, COST, ESTIMATED, KEYS, collect, estimate
 from spillway.reproduce.showdown.setup import (
     FABRICS,
     FULL,
@@ -109,7 +109,7 @@ def complete(cells: pd.DataFrame, mode: Mode) -> pd.DataFrame:
     """``cells`` with a row for every expected cell (status `not run: ...` where no sweep
     wrote one), in table order, restricted to the mode's schemes and workloads."""
     want = expected_cells(mode)
-    keys = ["fabric", "workload", "load", "fanin", "scheme"]
+    keys = KEYS
     if cells.empty:
         cells = pd.DataFrame(columns=[*keys, "status", *COLUMNS])
     t = want.merge(cells, on=keys, how="left")
@@ -382,7 +382,7 @@ def write_report(out: Path, mode: Mode, quick: bool, sim_s: float, t0: float,
     found, per_run = collect(out / "data", list(mode.fabrics), list(FAMILIES))
     cells = complete(found, mode)
     per_run = per_run[per_run.scheme.isin(mode.schemes)] if len(per_run) else per_run
-    keys = ["fabric", "workload", "load", "fanin", "scheme"]
+    keys = KEYS
     det = [c for c in cells.columns if c not in COST]
     cells[det].to_parquet(out / "cells.parquet", index=False)
     cells[[*keys, *COST]].to_parquet(out / "cost.parquet", index=False)
