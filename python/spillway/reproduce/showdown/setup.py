@@ -95,9 +95,10 @@ def scheme_overrides(name: str, fabric: Fabric) -> dict[str, Any]:
     (`PARAMETERS` says why)."""
     extra: dict[str, Any] = {}
     if name.startswith("Turbo-"):
-        # A run in which nothing is acknowledged for 20 ms (thousands of Turbo's fixed,
-        # unbacked-off timeouts) is livelocked: it stops and says so (T1 at fan-ins past
-        # its probes' limit, § Reading the results).
+        # A run in which nothing is acknowledged, cumulatively or by SACK, for 20 ms
+        # (thousands of Turbo's fixed, unbacked-off timeouts) is livelocked: it stops and
+        # says so (T1 at fan-ins past its probes' limit, § Limits at scale). A flow whose
+        # first hole waits while the rest is SACKed is slow, not stopped.
         extra = {"switch.buffer": fabric.turbo_buffer, "transport.rto_min": fabric.turbo_rto,
                  "run.progress_limit": "20ms"}
     elif name in ("detail", "priority_pfc", "baseline", "priority", "fc", "detail-1class",
