@@ -177,6 +177,21 @@ def _ordering(what: str, p: dict[str, Estimate], paper: str, paper_value: str) -
                       label=["DeTail below Priority", "Priority below Baseline"])
 
 
+def _web_requests(what: str, p: dict[str, Estimate], paper: str, vs_baseline: float,
+                  vs_priority: float) -> list[Claim]:
+    """Figs. 11b and 12b: the ordering, and DeTail's reductions of Baseline's and
+    Priority's web-request p99 near the paper's figures."""
+    return [
+        _ordering(f"web requests ({what})", p, paper,
+                  f"about {vs_baseline:.0%} and {vs_priority:.0%} less"),
+        _near("DeTail's reduction of Baseline's web-request p99",
+              intervals.reduction(p["detail"], p["baseline"]), vs_baseline, paper,
+              f"about {vs_baseline:.0%}"),
+        _near("DeTail's reduction of Priority's web-request p99",
+              intervals.reduction(p["detail"], p["priority"]), vs_priority, paper,
+              f"about {vs_priority:.0%}")]
+
+
 def _near(what: str, ours: Estimate, figure: float, paper: str, paper_value: str) -> Claim:
     """A reduction within ±`WIDTH` of the paper's figure."""
     return claim.within(f"{what} ≈{figure:.0%} (within ±{WIDTH * 100:.0f} points: "
@@ -269,14 +284,7 @@ def fig11b_claims(w: pd.DataFrame, bg: pd.DataFrame) -> list[Claim]:
     thr = {e: over_seeds(g["mbps"].tolist()) for e, g in bg.groupby("scheme")}
     gain = intervals.ratio(thr["detail"], thr["baseline"])
     return [
-        _ordering("web requests (10 sequential queries)", p, FIG11B_PAPER,
-                  "about 70% and 40% less"),
-        _near("DeTail's reduction of Baseline's web-request p99",
-              intervals.reduction(p["detail"], p["baseline"]), 0.70, FIG11B_PAPER,
-              "about 70%"),
-        _near("DeTail's reduction of Priority's web-request p99",
-              intervals.reduction(p["detail"], p["priority"]), 0.40, FIG11B_PAPER,
-              "about 40%"),
+        *_web_requests("10 sequential queries", p, FIG11B_PAPER, 0.70, 0.40),
         claim.at_least("background flows are not harmed: their throughput under DeTail is "
                        "at least Baseline's (DeTail's over Baseline's at least 1)", gain, 1.0,
                        paper="§8.1.2: 'DeTail achieves improvement in completion times of "
@@ -535,14 +543,7 @@ def _partition_aggregate(quick: bool) -> list[Figure]:
                                            "(DeTail Fig. 12b)",
                                      ylabel="99th pct completion / Baseline's")
         p = _p99s(w, [], "detail_fig12b")
-        v = [_ordering("web requests (partition/aggregate)", p, FIG12B_PAPER,
-                       "about 65% and 55% less"),
-             _near("DeTail's reduction of Baseline's web-request p99",
-                   intervals.reduction(p["detail"], p["baseline"]), 0.65, FIG12B_PAPER,
-                   "about 65%"),
-             _near("DeTail's reduction of Priority's web-request p99",
-                   intervals.reduction(p["detail"], p["priority"]), 0.55, FIG12B_PAPER,
-                   "about 55%")]
+        v = _web_requests("partition/aggregate", p, FIG12B_PAPER, 0.65, 0.55)
         return t, imgs, v
 
     notes = ("Fig. 12 gives no absolute values in the text; it is compared by reductions "
