@@ -1,7 +1,7 @@
 //! Standard speed benchmarks (`spillway bench`): named scenarios, run to the end,
 //! reported as events/s and packet-hops/s.
 
-use crate::config::Scenario;
+use crate::config::{Scenario, ScenarioError};
 use crate::engine::Sim;
 use std::time::Instant;
 
@@ -92,15 +92,35 @@ pub struct BenchResult {
 }
 
 pub fn run_benchmark(name: &str) -> Option<BenchResult> {
+    run_benchmark_with(name, &[]).map(|r| r.expect("benchmark scenarios are valid"))
+}
+
+/// Benchmark `name` with `extra` overrides (`key=value`) after its own, e.g. a shorter
+/// `run.duration` for a profiler: None for an unknown name, the scenario's error for a
+/// bad override.
+pub fn run_benchmark_with(
+    name: &str,
+    extra: &[String],
+) -> Option<Result<BenchResult, ScenarioError>> {
     let &(name, description, text) = BENCHMARKS.iter().find(|b| b.0 == name)?;
-    let set: Vec<String> = overrides(name).iter().map(|s| s.to_string()).collect();
-    let sc = Scenario::parse(text, &set, None).expect("benchmark scenarios are valid");
-    let mut sim = Sim::new(&sc).expect("benchmark scenarios build");
+    let mut set: Vec<String> = overrides(name).iter().map(|s| s.to_string()).collect();
+    set.extend(extra.iter().cloned());
+    Some(measure(name, description, text, &set))
+}
+
+fn measure(
+    name: &str,
+    description: &str,
+    text: &str,
+    set: &[String],
+) -> Result<BenchResult, ScenarioError> {
+    let sc = Scenario::parse(text, set, None)?;
+    let mut sim = Sim::new(&sc)?;
     let t0 = Instant::now();
     sim.run_to_end();
     let wall = t0.elapsed().as_secs_f64();
     let c = sim.counters();
-    Some(BenchResult {
+    Ok(BenchResult {
         name: name.to_string(),
         description: description.to_string(),
         events: c.events,

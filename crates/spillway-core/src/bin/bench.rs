@@ -1,11 +1,27 @@
-//! `spillway-bench [NAME...]`: the standard benchmarks without Python, for profiling
-//! (`perf record target/release/spillway-bench fattree_websearch`). `pfabric_queue` is
+//! `spillway-bench [NAME...] [--set KEY=VALUE...]`: the standard benchmarks without
+//! Python, for profiling (`valgrind --tool=cachegrind target/release/spillway-bench
+//! fattree16_websearch --set run.duration=8ms`; `--set` applies to every NAME). `pfabric_queue` is
 //! the pFabric queue's micro-benchmark: ns per op against the queue's length.
 
 fn main() {
-    let names: Vec<String> = std::env::args().skip(1).collect();
+    let mut names: Vec<String> = Vec::new();
+    let mut set: Vec<String> = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--set" {
+            match args.next() {
+                Some(kv) => set.push(kv),
+                None => {
+                    eprintln!("--set needs KEY=VALUE");
+                    std::process::exit(2);
+                }
+            }
+        } else {
+            names.push(a);
+        }
+    }
     if names.iter().any(|n| n == "-h" || n == "--help") {
-        println!("usage: spillway-bench [NAME...]   (default: every scenario benchmark)");
+        println!("usage: spillway-bench [NAME...] [--set KEY=VALUE...]   (default: every scenario benchmark)");
         for b in spillway_core::bench::BENCHMARKS {
             println!("  {:<22} {}", b.0, b.1);
         }
@@ -40,8 +56,12 @@ fn main() {
             }
             continue;
         }
-        match spillway_core::bench::run_benchmark(n) {
-            Some(r) => println!(
+        match spillway_core::bench::run_benchmark_with(n, &set) {
+            Some(Err(e)) => {
+                eprintln!("{n}: {e}");
+                std::process::exit(2);
+            }
+            Some(Ok(r)) => println!(
                 "{:<22} {:>12} events {:>12} hops {:>8.3} s  {:>6.2} M events/s  {:>6.2} M hops/s",
                 r.name,
                 r.events,

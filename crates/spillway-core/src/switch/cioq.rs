@@ -290,13 +290,6 @@ impl CioqSwitch {
         &self.egress
     }
 
-    #[inline(always)]
-    pub fn prefetch_port(&self, port: u16) {
-        if let Some(p) = self.egress.get(port as usize) {
-            p.prefetch();
-        }
-    }
-
     /// A packet has arrived by `in_port`, its egress `egress` if chosen when it was sent.
     #[inline(always)]
     pub fn on_arrive(&mut self, cx: &mut Ctx, node: u32, pkt: u32, in_port: u16, egress: u16) {

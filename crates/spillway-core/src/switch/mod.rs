@@ -100,14 +100,6 @@ impl Switch {
         }
     }
 
-    #[inline(always)]
-    pub fn prefetch_port(&self, port: u16) {
-        match self {
-            Switch::Oq(s) => s.prefetch_port(port),
-            Switch::Cioq(s) => s.prefetch_port(port),
-        }
-    }
-
     pub fn ports(&self) -> &[Port] {
         match self {
             Switch::Oq(s) => s.ports(),

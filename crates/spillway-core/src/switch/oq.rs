@@ -76,14 +76,6 @@ impl OqSwitch {
         &self.ports
     }
 
-    /// Start loading the first line of port `port`.
-    #[inline(always)]
-    pub fn prefetch_port(&self, port: u16) {
-        if let Some(p) = self.ports.get(port as usize) {
-            p.prefetch();
-        }
-    }
-
     /// A packet has arrived by `in_port`, its egress `egress` if chosen when it was sent.
     #[inline(always)]
     pub fn on_arrive(&mut self, cx: &mut Ctx, node: u32, pkt: u32, in_port: u16, egress: u16) {
