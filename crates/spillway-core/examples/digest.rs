@@ -3,7 +3,7 @@
 //! (flow records, query records, port records, counters, stop reason, end time) as Debug
 //! text to stdout, so two builds' outputs can be byte-compared.
 use spillway_core::config::Scenario;
-use spillway_core::engine::Sim;
+use spillway_core::engine::run::Run;
 use std::path::Path;
 
 fn main() {
@@ -12,7 +12,7 @@ fn main() {
     let text = std::fs::read_to_string(path).unwrap();
     let overrides: Vec<String> = args[1..].to_vec();
     let sc = Scenario::parse(&text, &overrides, path.parent()).unwrap();
-    let mut sim = Sim::new(&sc).unwrap();
+    let mut sim = Run::new(&sc).unwrap();
     let mut out = String::new();
     loop {
         let done = sim.step(100_000);
@@ -25,7 +25,7 @@ fn main() {
             break;
         }
     }
-    let mut c = sim.counters().clone();
+    let mut c = sim.counters();
     c.events = 0; // events may legitimately differ (fewer event types); report separately
     out.push_str(&format!(
         "{:?}\n{:?}\n{}\n{}\n",

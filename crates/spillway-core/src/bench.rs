@@ -2,7 +2,8 @@
 //! reported as events/s and packet-hops/s.
 
 use crate::config::{Scenario, ScenarioError};
-use crate::engine::Sim;
+use crate::engine::run::Run;
+use spillway_arbiter::cputime::process_cpu_seconds;
 use std::time::Instant;
 
 /// The benchmarks' scenarios, files a user can run as they are
@@ -87,6 +88,11 @@ pub struct BenchResult {
     pub flows: u64,
     pub sim_time_ps: u64,
     pub wall_s: f64,
+    /// CPU seconds of every thread of the run (wall time times the threads kept busy).
+    pub cpu_s: f64,
+    /// Logical processes and threads (`run.partitions`, `run.threads`).
+    pub partitions: u32,
+    pub threads: u32,
     pub events_per_s: f64,
     pub packet_hops_per_s: f64,
 }
@@ -115,11 +121,13 @@ fn measure(
     set: &[String],
 ) -> Result<BenchResult, ScenarioError> {
     let sc = Scenario::parse(text, set, None)?;
-    let mut sim = Sim::new(&sc)?;
-    let t0 = Instant::now();
+    let mut sim = Run::new(&sc)?;
+    let (t0, cpu0) = (Instant::now(), process_cpu_seconds());
     sim.run_to_end();
     let wall = t0.elapsed().as_secs_f64();
+    let cpu = process_cpu_seconds() - cpu0;
     let c = sim.counters();
+    let (partitions, threads) = sim.partitions();
     Ok(BenchResult {
         name: name.to_string(),
         description: description.to_string(),
@@ -128,6 +136,9 @@ fn measure(
         flows: c.flows_started,
         sim_time_ps: sim.now(),
         wall_s: wall,
+        cpu_s: cpu,
+        partitions,
+        threads,
         events_per_s: c.events as f64 / wall,
         packet_hops_per_s: c.packet_hops as f64 / wall,
     })

@@ -6,7 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use spillway_core::config::{reference_markdown, Scenario, ScenarioError};
-use spillway_core::engine::Sim;
+use spillway_core::engine::run::Run;
 use spillway_core::output::counters::Counters;
 use spillway_core::output::flow_throughput::FlowThroughputRecords;
 use spillway_core::output::flows::FlowRecords;
@@ -156,7 +156,7 @@ fn validate(
 ) -> PyResult<String> {
     let sc = parse(py, text, overrides, base_dir)?;
     // Building the network checks what parsing cannot (reachability, buffer vs packet size).
-    Sim::new(&sc).map_err(|e| scenario_err(py, e))?;
+    Run::new(&sc).map_err(|e| scenario_err(py, e))?;
     Ok(sc.resolved)
 }
 
@@ -244,14 +244,20 @@ fn bench_pfabric_queue<'py>(py: Python<'py>, ops: u64) -> PyResult<Vec<Bound<'py
         .collect()
 }
 
-/// Runs one standard benchmark (GIL released) and returns its figures.
+/// Runs one standard benchmark (GIL released), with `overrides` (`key=value`) after its
+/// own, and returns its figures.
 #[pyfunction]
-#[pyo3(name = "bench")]
-fn run_bench<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(name = "bench", signature = (name, overrides=Vec::new()))]
+fn run_bench<'py>(
+    py: Python<'py>,
+    name: &str,
+    overrides: Vec<String>,
+) -> PyResult<Bound<'py, PyDict>> {
     let name = name.to_string();
     let r = py
-        .detach(move || spillway_core::bench::run_benchmark(&name))
-        .ok_or_else(|| PyValueError::new_err("unknown benchmark"))?;
+        .detach(move || spillway_core::bench::run_benchmark_with(&name, &overrides))
+        .ok_or_else(|| PyValueError::new_err("unknown benchmark"))?
+        .map_err(|e| scenario_err(py, e))?;
     let d = PyDict::new(py);
     d.set_item("name", r.name)?;
     d.set_item("description", r.description)?;
@@ -260,6 +266,9 @@ fn run_bench<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("flows", r.flows)?;
     d.set_item("sim_time_ps", r.sim_time_ps)?;
     d.set_item("wall_s", r.wall_s)?;
+    d.set_item("cpu_s", r.cpu_s)?;
+    d.set_item("partitions", r.partitions)?;
+    d.set_item("threads", r.threads)?;
     d.set_item("events_per_s", r.events_per_s)?;
     d.set_item("packet_hops_per_s", r.packet_hops_per_s)?;
     Ok(d)
@@ -268,7 +277,7 @@ fn run_bench<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
 /// One simulation run, stepped from Python so results stream out as it goes.
 #[pyclass(module = "spillway._core")]
 struct Simulation {
-    sim: Sim,
+    sim: Run,
     resolved: String,
     duration: Option<u64>,
 }
@@ -284,7 +293,7 @@ impl Simulation {
         base_dir: Option<String>,
     ) -> PyResult<Self> {
         let sc = parse(py, text, overrides, base_dir)?;
-        let sim = Sim::new(&sc).map_err(|e| scenario_err(py, e))?;
+        let sim = Run::new(&sc).map_err(|e| scenario_err(py, e))?;
         Ok(Simulation {
             sim,
             resolved: sc.resolved,
@@ -389,6 +398,31 @@ impl Simulation {
     fn take_pings<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = self.sim.take_pings();
         columns_dict(py, r.columns())
+    }
+
+    /// (logical processes, threads): (1, 1) for a run of the whole fabric in one.
+    #[getter]
+    fn partitions(&self) -> (u32, u32) {
+        self.sim.partitions()
+    }
+
+    /// A parallel run's windows and waits (None for a whole run): windows, parcels
+    /// (packets across cut links), lookahead_ps, wall_s, barrier_wait_s,
+    /// events_per_partition.
+    fn parallel_stats<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(st) = self.sim.parallel_stats() else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("partitions", st.partitions)?;
+        d.set_item("threads", st.threads)?;
+        d.set_item("lookahead_ps", st.lookahead_ps)?;
+        d.set_item("windows", st.windows)?;
+        d.set_item("parcels", st.parcels)?;
+        d.set_item("wall_s", st.wall_s)?;
+        d.set_item("barrier_wait_s", st.barrier_wait_s)?;
+        d.set_item("events_per_partition", st.events_per_partition.clone())?;
+        Ok(Some(d))
     }
 
     /// Run counters (events, hops, drops, ...).

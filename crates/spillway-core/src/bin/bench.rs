@@ -62,11 +62,14 @@ fn main() {
                 std::process::exit(2);
             }
             Some(Ok(r)) => println!(
-                "{:<22} {:>12} events {:>12} hops {:>8.3} s  {:>6.2} M events/s  {:>6.2} M hops/s",
+                "{:<22} {:>12} events {:>12} hops {:>8.3} s ({:.3} s cpu, {} partitions, {} threads)  {:>6.2} M events/s  {:>6.2} M hops/s",
                 r.name,
                 r.events,
                 r.packet_hops,
                 r.wall_s,
+                r.cpu_s,
+                r.partitions,
+                r.threads,
                 r.events_per_s / 1e6,
                 r.packet_hops_per_s / 1e6
             ),

@@ -242,6 +242,25 @@ impl<'a> Reader<'a> {
         Ok(v.flatten())
     }
 
+    /// An integer in `min..=max`, or `auto` (None).
+    pub(super) fn uint_or_auto(
+        &mut self,
+        path: &'static str,
+        min: u64,
+        max: u64,
+    ) -> Result<Option<u64>, ScenarioError> {
+        let v = self.typed(
+            path,
+            |v| match v {
+                Value::String(s) if s == "auto" => Ok(None),
+                Value::Integer(_) => int_in(v, min, max).map(Some),
+                _ => Err(format!("must be an integer in {min}..={max} or \"auto\"")),
+            },
+            |o| o.map_or(Value::String("auto".into()), |i| Value::Integer(i as i64)),
+        )?;
+        Ok(v.flatten())
+    }
+
     pub(super) fn bool(&mut self, path: &'static str) -> Result<bool, ScenarioError> {
         Ok(self
             .typed(

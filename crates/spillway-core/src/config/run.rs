@@ -18,6 +18,10 @@ pub struct RunSpec {
     /// `run.progress_limit`: stop a run whose active flows have had no byte acknowledged
     /// for this long (a livelock).
     pub progress_limit: Option<Ps>,
+    /// `run.partitions`: logical processes (None: `auto`, one per pod or rack).
+    pub partitions: Option<u32>,
+    /// `run.threads` (None: `auto`).
+    pub threads: Option<u32>,
 }
 
 pub(super) fn read_run(r: &mut Reader) -> Result<RunSpec, ScenarioError> {
@@ -29,6 +33,8 @@ pub(super) fn read_run(r: &mut Reader) -> Result<RunSpec, ScenarioError> {
         queue_samples: r.opt_time("run.queue_sample_interval")?,
         flow_throughput: r.opt_time("run.flow_throughput_interval")?,
         progress_limit: r.opt_time("run.progress_limit")?,
+        partitions: r.uint_or_auto("run.partitions", 1, 4096)?.map(|n| n as u32),
+        threads: r.uint_or_auto("run.threads", 1, 1024)?.map(|n| n as u32),
     };
     for (key, every) in [
         ("run.timeseries_interval", run.timeseries),

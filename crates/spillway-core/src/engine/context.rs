@@ -3,12 +3,14 @@
 //! forwarding, read-only). Components keep their own random streams.
 
 use super::event::Ev;
+use super::mailbox::{Note, Outbox, Parcel};
 use super::queue::EventQueue;
 use crate::fabric::Fabric;
 use crate::output::counters::Counters;
 use crate::packet::{Arena, PktKind, BLOCKED};
 use crate::switch::forwarding::Forwarder;
 use crate::units::Ps;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopReason {
@@ -48,33 +50,72 @@ pub struct Ctx {
     queue: EventQueue<Ev>,
     pub pkts: Arena,
     pub counters: Counters,
-    pub fabric: Fabric,
+    /// Shared by the logical processes of a parallel run (read-only).
+    pub fabric: Arc<Fabric>,
     /// Which next hop a packet takes at a switch (fixed choices are made as a packet is
     /// sent toward it).
     pub forwarding: Forwarder,
     /// Flows' packets dropped in the network and not yet counted against their flows:
-    /// (flow slot, flow id). The hosts count them before they write a flow's record.
-    flow_drops: Vec<(u32, u64)>,
+    /// (flow slot, flow id, the flow's source host). The hosts count them before they
+    /// write a flow's record (in a parallel run, the source's process does).
+    flow_drops: Vec<(u32, u64, u32)>,
     /// Why the run stops, once a component or the engine has said so (`Running` until
     /// then): the loop's one check an event.
     pub stop: StopReason,
     /// What stopped the run, in words, when its reason needs them (a deadlock's cycle).
     pub stop_detail: String,
+    /// In a parallel run, this process's post to the others (None in a whole run).
+    pub outbox: Option<Box<Outbox>>,
 }
 
 impl Ctx {
-    pub fn new(queue: EventQueue<Ev>, fabric: Fabric, forwarding: Forwarder) -> Ctx {
+    pub fn new(
+        queue: EventQueue<Ev>,
+        fabric: impl Into<Arc<Fabric>>,
+        forwarding: Forwarder,
+    ) -> Ctx {
         Ctx {
             now: 0,
             queue,
             pkts: Arena::default(),
             counters: Counters::default(),
-            fabric,
+            fabric: fabric.into(),
             forwarding,
             flow_drops: Vec::new(),
             stop: StopReason::Running,
             stop_detail: String::new(),
+            outbox: None,
         }
+    }
+
+    /// Schedules `ev` (an `Arrive` or `Header` at a node of another process, over a cut
+    /// link) at `time` there: the packet leaves this process's arena for the post.
+    #[inline(never)]
+    pub fn send_away(&mut self, time: Ps, mut ev: Ev) {
+        let (node, pkt) = match &mut ev {
+            Ev::Arrive { node, pkt, .. } | Ev::Header { node, pkt, .. } => (*node, pkt),
+            _ => unreachable!("only packets cross between processes"),
+        };
+        let (hot, p) = self.pkts.take(*pkt);
+        *pkt = u32::MAX; // renumbered where it lands
+        let out = self
+            .outbox
+            .as_mut()
+            .expect("a cut link only in a parallel run");
+        let lp = out.part.lp(node) as usize;
+        out.to[lp].parcels.push(Parcel {
+            time,
+            ev,
+            hot,
+            pkt: p,
+        });
+    }
+
+    /// A note for the process that owns `node`.
+    pub fn note(&mut self, node: u32, note: Note) {
+        let out = self.outbox.as_mut().expect("notes only in a parallel run");
+        let lp = out.part.lp(node) as usize;
+        out.to[lp].notes.push(note);
     }
 
     /// Schedules `ev` at `time` (not before now).
@@ -91,7 +132,7 @@ impl Ctx {
     pub fn report_network_drop(&mut self, pkt: u32) {
         let p = self.pkts.get(pkt);
         if matches!(p.kind, PktKind::Data | PktKind::Probe) {
-            self.flow_drops.push((p.flow_slot, p.flow_id));
+            self.flow_drops.push((p.flow_slot, p.flow_id, p.src));
         }
         if p.kind == PktKind::Data {
             let c = &mut self.counters;
@@ -103,7 +144,7 @@ impl Ctx {
 
     /// The drops reported and not yet counted.
     #[inline]
-    pub fn flow_drops(&mut self) -> &mut Vec<(u32, u64)> {
+    pub fn flow_drops(&mut self) -> &mut Vec<(u32, u64, u32)> {
         &mut self.flow_drops
     }
 

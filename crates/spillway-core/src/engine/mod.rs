@@ -8,13 +8,18 @@
 
 pub mod context;
 pub mod event;
+pub mod mailbox;
+pub mod parallel;
 pub mod queue;
+pub mod run;
 pub mod sampling;
 
 use crate::config::{Scenario, ScenarioError};
+use crate::fabric::partition::Partition;
 use crate::fabric::topology::TopologySpec;
 use crate::fabric::Fabric;
-use crate::host::Hosts;
+use crate::host::share::Share;
+use crate::host::{Hosts, ReceiverHalf};
 use crate::output::counters::Counters;
 use crate::output::flow_throughput::FlowThroughputRecords;
 use crate::output::flows::FlowRecords;
@@ -35,8 +40,10 @@ use crate::workload::{QueryRecord, Traffic};
 use context::Ctx;
 pub use context::StopReason;
 use event::{Ev, Sampled, ROUTE_ON_ARRIVAL};
+use mailbox::{Outbox, Post};
 use queue::EventQueue;
 use sampling::Sampling;
+use std::sync::Arc;
 
 /// Prefetching for the next event pays only when the lines it loads have left L2
 /// between a port's packets: measured on this machine (AMD EPYC, 512 KB L2), fat tree
@@ -48,8 +55,9 @@ const PREFETCH_ABOVE_BYTES: usize = 512 << 10;
 /// each when every host link is busy (~4 events per packet-time per host), so that a slot
 /// needs little sorting, and a ring long enough to hold the furthest hop (propagation +
 /// serialization of a jumbo frame) twice over.
-fn queue_geometry(t: &TopologySpec, fabric: &Fabric) -> (u32, u32) {
-    let events_per_s = fabric.hosts() as f64 * t.link_rate as f64 / (8.0 * 1538.0) * 4.0;
+fn queue_geometry(t: &TopologySpec, fabric: &Fabric, hosts: u32) -> (u32, u32) {
+    // `hosts`: those of this process (all but in a parallel run), whose events it holds.
+    let events_per_s = hosts.max(1) as f64 * t.link_rate as f64 / (8.0 * 1538.0) * 4.0;
     // Measured (callgrind, fat-trees k=8 and k=16), with a slot's events insertion-sorted
     // as the cursor reaches it: 4 per slot beats 2 (more cursor moves, a ring twice as
     // long: D1 misses per hop 8.24 / 9.65 against 8.12 / 9.42) and 8 (more sorting:
@@ -97,19 +105,35 @@ pub struct Sim {
 
 impl Sim {
     pub fn new(sc: &Scenario) -> Result<Sim, ScenarioError> {
+        Sim::build(sc, Arc::new(Sim::fabric(sc)?), None)
+    }
+
+    /// The scenario's fabric, or its error.
+    pub fn fabric(sc: &Scenario) -> Result<Fabric, ScenarioError> {
+        Fabric::build(&sc.topology, &sc.routes, sc.switch.timing, sc.run.seed).map_err(|e| {
+            // The topology's errors name its kind; routes that fail only together (a
+            // loop) name no one value.
+            let value = if e.key == "topology" {
+                sc.topology.kind.as_str()
+            } else {
+                ""
+            };
+            ScenarioError::new(&e.key, value, e.message)
+        })
+    }
+
+    /// The run of `sc` on `fabric`: the whole of it, or with `part`, logical process
+    /// `part.1`'s share of a parallel run (its switches, its hosts, the flows with an
+    /// end among them; the rest of the fabric is other processes', reached by the post).
+    pub(crate) fn build(
+        sc: &Scenario,
+        fabric: Arc<Fabric>,
+        part: Option<(Arc<Partition>, u32)>,
+    ) -> Result<Sim, ScenarioError> {
         let seed = sc.run.seed;
-        let fabric =
-            Fabric::build(&sc.topology, &sc.routes, sc.switch.timing, seed).map_err(|e| {
-                // The topology's errors name its kind; routes that fail only together (a
-                // loop) name no one value.
-                let value = if e.key == "topology" {
-                    sc.topology.kind.as_str()
-                } else {
-                    ""
-                };
-                ScenarioError::new(&e.key, value, e.message)
-            })?;
-        let (shift, slots_log2) = queue_geometry(&sc.topology, &fabric);
+        let owns = |n: u32| part.as_ref().is_none_or(|(p, lp)| p.lp(n) == *lp);
+        let own_hosts = (0..fabric.hosts()).filter(|&h| owns(h)).count() as u32;
+        let (shift, slots_log2) = queue_geometry(&sc.topology, &fabric, own_hosts);
         let mut queue = EventQueue::with_geometry(shift, slots_log2);
         // One switch for both prefetches, the calendar's and `Sim::prefetch_for`.
         let port_bytes = fabric.all_ports().len() * std::mem::size_of::<Port>();
@@ -118,8 +142,14 @@ impl Sim {
         let mut cx = Ctx::new(queue, fabric, forwarding);
         let framing = sc.topology.framing_bytes;
         let hosts = cx.fabric.hosts();
-        let switches = (hosts..cx.fabric.node_count() as u32)
-            .map(|n| Switch::new(&sc.switch, &cx.fabric, n, seed, framing))
+        let mut switches = (hosts..cx.fabric.node_count() as u32)
+            .map(|n| {
+                if owns(n) {
+                    Switch::new(&sc.switch, &cx.fabric, n, seed, framing)
+                } else {
+                    Ok(Switch::absent())
+                }
+            })
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| ScenarioError::new(e.key, &e.value, e.message))?;
         let mut periodic = 0;
@@ -143,6 +173,18 @@ impl Sim {
         let mut hosts = Hosts::new(&sc.host, &sc.transport, traffic, &cx, framing, seed);
         if sc.switch.flow_control() != FlowControl::None {
             hosts.obey_pauses();
+        }
+        if let Some((p, lp)) = &part {
+            // Ports whose peer is another process's send by the post.
+            for (i, sw) in switches.iter_mut().enumerate() {
+                let node = hosts.count() + i as u32;
+                if owns(node) {
+                    sw.cut_links(|peer| !owns(peer));
+                }
+            }
+            hosts.cut_links(|host, peer| owns(host) && !owns(peer));
+            hosts.take_share(Share::new(p.clone(), *lp));
+            cx.outbox = Some(Box::new(Outbox::new(p.clone(), *lp)));
         }
         hosts.start(&mut cx);
         let ports = hosts.nics().len() + switches.iter().map(|s| s.ports().len()).sum::<usize>();
@@ -467,6 +509,107 @@ impl Sim {
             prefetch(sw as *const Switch as *const u8);
             Port::prefetch_at(self.port_lines[s].wrapping_add(port * std::mem::size_of::<Port>()));
         }
+    }
+
+    /// A parallel run's process: the earliest pending event's time, if any.
+    pub(crate) fn next_time(&mut self) -> Option<Ps> {
+        self.cx.queue_mut().peek_time()
+    }
+
+    /// A parallel run's process runs window `w`: every event before `until` (and none
+    /// past `run.duration`). Returns the events run.
+    pub(crate) fn run_window(&mut self, w: u64, until: Ps) -> u64 {
+        self.hosts.set_window(w);
+        let until = until.min(self.end_time.saturating_add(1));
+        let start = self.cx.counters.events;
+        while let Some((time, ev)) = self.cx.queue_mut().pop() {
+            if time >= until {
+                self.cx.queue_mut().unpop(time, ev);
+                break;
+            }
+            self.cx.now = time;
+            self.cx.counters.events += 1;
+            if self.cx.queue().prefetching() {
+                if let Some(&next) = self.cx.queue().peek_near() {
+                    self.prefetch_for(next);
+                }
+            }
+            self.dispatch(time, ev);
+            self.hosts.poll_woken(&mut self.cx);
+        }
+        // Drops of flows whose sender is elsewhere go out with this window's post.
+        self.hosts.count_drops(&mut self.cx);
+        self.cx.counters.events - start
+    }
+
+    /// This window's post for process `to` (taken: the outbox keeps `spare`'s buffers).
+    pub(crate) fn swap_post(&mut self, to: usize, spare: &mut Post) {
+        let out = self
+            .cx
+            .outbox
+            .as_mut()
+            .expect("a process of a parallel run");
+        std::mem::swap(&mut out.to[to], spare);
+    }
+
+    /// Takes in another process's post: its packets into this arena and queue (their
+    /// flow slots this process's), its notes to the hosts. Leaves `post` empty.
+    pub(crate) fn import(&mut self, post: &mut Post) {
+        for parcel in post.parcels.drain(..) {
+            let mut p = parcel.pkt;
+            self.hosts.adopt(&mut p);
+            let i = self.cx.pkts.put(parcel.hot, p);
+            let mut ev = parcel.ev;
+            match &mut ev {
+                Ev::Arrive { pkt, .. } | Ev::Header { pkt, .. } => *pkt = i,
+                _ => unreachable!("only packets cross between processes"),
+            }
+            self.cx.push(parcel.time, ev);
+        }
+        for note in post.notes.drain(..) {
+            self.hosts.on_note(&mut self.cx, note);
+        }
+    }
+
+    /// A parallel run's process: flows whose sender's end is here and still active, and
+    /// whether the workload will start no more.
+    pub(crate) fn part_status(&self) -> (u64, bool) {
+        (self.hosts.active_flows(), self.hosts.exhausted())
+    }
+
+    /// A parallel run's process: the run has stopped (its flows are recorded).
+    pub(crate) fn end_part(&mut self) {
+        if !self.ended {
+            self.end();
+        }
+    }
+
+    /// Receivers' halves written, and each record's window and kind (parallel runs).
+    pub(crate) fn take_halves(&mut self) -> (Vec<ReceiverHalf>, Vec<(u64, bool)>) {
+        self.hosts.take_halves()
+    }
+
+    /// Port `port` of switch `node`'s report, and the NIC reports (parallel runs gather
+    /// them from the processes that own them).
+    pub(crate) fn switch_reports(&self, node: u32) -> Vec<crate::switch::port::PortReport> {
+        self.switches[(node - self.cx.fabric.hosts()) as usize].reports(self.cx.now)
+    }
+
+    pub(crate) fn nic_report(&self, host: u32, now: Ps) -> crate::switch::port::PortReport {
+        self.hosts.nics()[host as usize].report(now)
+    }
+
+    /// The arena's packets and those of its data still in the network (bytes, wire
+    /// bytes): for a parallel run's end.
+    pub(crate) fn in_flight(&self) -> (u64, u64) {
+        let (mut bytes, mut wire) = (0, 0);
+        for (i, p) in self.cx.pkts.live_packets() {
+            if p.journey & crate::packet::IN_NETWORK != 0 {
+                bytes += p.payload();
+                wire += self.cx.pkts.hot(i).wire as u64;
+            }
+        }
+        (bytes, wire)
     }
 
     pub fn run_to_end(&mut self) {

@@ -279,6 +279,23 @@ impl<T: Copy> EventQueue<T> {
         Some(self.advance())
     }
 
+    /// Puts back the event [`Self::pop`] just returned, so that it pops next again (a
+    /// parallel run's window stops at the first event past its end).
+    pub fn unpop(&mut self, time: Ps, item: T) {
+        self.len += 1;
+        self.cur.push((time, item));
+    }
+
+    /// The earliest event's time, if any.
+    pub fn peek_time(&mut self) -> Option<Ps> {
+        if let Some(&(t, _)) = self.cur.last() {
+            return Some(t);
+        }
+        let (t, item) = self.pop()?;
+        self.unpop(t, item);
+        Some(t)
+    }
+
     /// Moves the cursor to the next slot holding events, and returns its earliest
     /// event; the others wait in `cur`. Inlined into the loop, as before the engine's
     /// dispatch grew (as a call, ~9 instructions more an event).

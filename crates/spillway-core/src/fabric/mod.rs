@@ -7,6 +7,7 @@ use crate::units::{serialization_ps, Ps};
 use routes::{Adjacency, RouteSpec, RouteTable};
 use topology::{Topology, TopologySpec};
 
+pub mod partition;
 pub mod routes;
 pub mod topology;
 

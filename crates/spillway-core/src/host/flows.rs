@@ -9,6 +9,28 @@ use crate::output::flows::FlowRecords;
 use crate::transport::Transport;
 use crate::units::Ps;
 
+/// Which ends of a flow a slot holds. In a whole run, both; in a parallel run, a flow
+/// whose source and destination belong to different processes has a slot at each: the
+/// sender's end there, the receiver's here (docs/architecture.md § Parallel runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ends {
+    Both,
+    Sender,
+    Receiver,
+}
+
+/// What a receiver's end knows for its flow's record when the sender's end is in
+/// another process: written when the sender's end has written its half (or at the end
+/// of the run), and joined to it by flow id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReceiverHalf {
+    pub id: u64,
+    pub finish: Option<Ps>,
+    pub delivered_bytes: u64,
+    pub duplicate_bytes: u64,
+    pub notified: u32,
+}
+
 /// A flow, at both its ends: the connection, and what the hosts keep about it.
 pub(super) struct Flow {
     pub(super) id: u64,
@@ -38,6 +60,7 @@ pub(super) struct Flow {
     /// Probes its sender sent.
     pub(super) probes: u32,
     pub(super) conn: Transport,
+    pub(super) ends: Ends,
 }
 
 #[derive(Default)]
@@ -50,6 +73,13 @@ pub(super) struct FlowTable {
     /// `run.flow_throughput_interval` (kept apart from the flows, which the hot path
     /// reads, and allocated only with it).
     throughput: Option<Box<Throughput>>,
+    /// In a parallel run: per record written, the window it was written in and whether
+    /// it is a sender's half (its receiver's half comes from another process); and the
+    /// receivers' halves written here.
+    pub(super) keys: Vec<(u64, bool)>,
+    pub(super) halves: Vec<ReceiverHalf>,
+    pub(super) keyed: bool,
+    pub(super) window: u64,
 }
 
 /// The flows' goodput over time: per slot, the bytes its flow had acknowledged at its
@@ -94,8 +124,8 @@ impl FlowTable {
                 (self.slots.len() - 1) as u32
             }
         };
+        self.active += (flow.ends != Ends::Receiver) as u64;
         self.slots[slot as usize] = Some(flow);
-        self.active += 1;
         if let Some(t) = &mut self.throughput {
             t.acked.resize(self.slots.len(), 0);
             t.acked[slot as usize] = 0;
@@ -152,7 +182,11 @@ impl FlowTable {
     /// Flow `id` if it is still the one in `slot` (a packet may outlive its flow).
     #[inline(always)]
     pub(super) fn live_mut(&mut self, slot: u32, id: u64) -> Option<&mut Flow> {
-        self.slots[slot as usize].as_mut().filter(|f| f.id == id)
+        // A packet from another process whose flow has no end here carries no slot.
+        self.slots
+            .get_mut(slot as usize)
+            .and_then(|f| f.as_mut())
+            .filter(|f| f.id == id)
     }
 
     /// The live flow with id `id`.
@@ -162,12 +196,20 @@ impl FlowTable {
 
     /// Over the live flows, the bytes not yet cumulatively acknowledged.
     pub(super) fn outstanding(&self) -> u64 {
-        self.slots.iter().flatten().map(|f| f.conn.unacked()).sum()
+        self.senders().map(|f| f.conn.unacked()).sum()
     }
 
     /// Over the live flows, the bytes neither cumulatively nor selectively acknowledged.
     pub(super) fn unsacked(&self) -> u64 {
-        self.slots.iter().flatten().map(|f| f.conn.unsacked()).sum()
+        self.senders().map(|f| f.conn.unsacked()).sum()
+    }
+
+    /// The live flows whose sender's end is here.
+    fn senders(&self) -> impl Iterator<Item = &Flow> {
+        self.slots
+            .iter()
+            .flatten()
+            .filter(|f| f.ends != Ends::Receiver)
     }
 
     /// The occupied slots, in order.
@@ -192,6 +234,9 @@ impl FlowTable {
         self.active -= 1;
         let c = &mut cx.counters;
         let r = &mut self.records;
+        if self.keyed {
+            self.keys.push((self.window, f.ends == Ends::Sender));
+        }
         r.flow_id.push(f.id);
         r.src.push(f.src);
         r.dst.push(f.dst);
@@ -208,7 +253,8 @@ impl FlowTable {
                 r.finish_ps.push(u64::MAX);
                 r.fct_ps.push(u64::MAX);
                 r.slowdown.push(f64::NAN);
-                c.flows_unfinished += 1;
+                // A sender's half is counted once joined to its receiver's.
+                c.flows_unfinished += (f.ends == Ends::Both) as u64;
             }
         }
         r.ideal_fct_ps.push(f.ideal);
@@ -235,5 +281,26 @@ impl FlowTable {
     /// The records written since the last call.
     pub(super) fn take_records(&mut self) -> FlowRecords {
         std::mem::take(&mut self.records)
+    }
+
+    /// The receiver's end in `slot`, whose sender's end is in another process and has
+    /// written its half (or the run has ended): its half, and the slot is free. Its
+    /// transport's receiving counts go to the run's counters.
+    pub(super) fn retire_receiver(&mut self, cx: &mut Ctx, slot: u32) {
+        let f = self.slots[slot as usize]
+            .take()
+            .expect("retiring a live receiver");
+        debug_assert_eq!(f.ends, Ends::Receiver);
+        self.free.push(slot);
+        let st = f.conn.stats();
+        cx.counters.bytes_delivered += st.delivered_bytes;
+        cx.counters.duplicate_bytes += st.duplicate_bytes;
+        self.halves.push(ReceiverHalf {
+            id: f.id,
+            finish: f.finish,
+            delivered_bytes: st.delivered_bytes,
+            duplicate_bytes: st.duplicate_bytes,
+            notified: f.notified,
+        });
     }
 }

@@ -16,15 +16,17 @@ pub mod ping;
 pub mod qdisc;
 pub mod receive;
 pub mod rx;
+pub mod share;
 pub mod transmit;
 
 use crate::engine::context::Ctx;
 use crate::engine::context::StopReason;
+use crate::engine::mailbox::Note;
 use crate::output::flow_throughput::FlowThroughputRecords;
 use crate::output::flows::FlowRecords;
 use crate::output::pings::PingRecords;
 use crate::packet::wire::wire_bytes;
-use crate::packet::IN_NETWORK;
+use crate::packet::{PktKind, IN_NETWORK};
 use crate::switch::port::PortReport;
 use crate::transport::connection::Segment;
 use crate::transport::{Transport, TransportConfig};
@@ -33,7 +35,9 @@ use crate::workload::{QueryRecord, Traffic};
 use agent::Agent;
 use apps::Apps;
 use fastpass::Fastpass;
-use flows::FlowTable;
+pub use flows::ReceiverHalf;
+use flows::{Ends, FlowTable};
+use share::Share;
 
 pub use config::HostConfig;
 use nic::Nic;
@@ -69,6 +73,8 @@ pub struct Hosts {
     dropped: Vec<u32>,
     /// `[ping]`: the ping workload's source.
     pinger: Option<Pinger>,
+    /// In a parallel run, this process's share of the hosts (None: all are ours).
+    share: Option<Box<Share>>,
 }
 
 impl Hosts {
@@ -120,7 +126,20 @@ impl Hosts {
             segs: Vec::new(),
             dropped: Vec::new(),
             pinger: None,
+            share: None,
         }
+    }
+
+    /// In a parallel run: these hosts are process `share.lp`'s share; the flows kept are
+    /// those with an end among them.
+    pub fn take_share(&mut self, share: Share) {
+        self.share = Some(Box::new(share));
+        self.flows.keyed = true;
+    }
+
+    /// A parallel run's window `w` begins.
+    pub fn set_window(&mut self, w: u64) {
+        self.flows.window = w;
     }
 
     /// The run starts: the workload's first arrivals are scheduled.
@@ -174,7 +193,8 @@ impl Hosts {
 
     /// Ends the run if every flow has finished and no more will come.
     fn check_done(&mut self, cx: &mut Ctx) {
-        if self.flows.active() == 0 && self.apps.exhausted() {
+        // A parallel run's processes end together (engine/parallel.rs decides).
+        if self.flows.active() == 0 && self.apps.exhausted() && self.share.is_none() {
             cx.stop = StopReason::AllFlowsDone;
         }
     }
@@ -204,14 +224,80 @@ impl Hosts {
     /// is read only for its record, and a report names the flow's id, so one of a flow
     /// since gone from its slot counts for nothing).
     fn record(&mut self, cx: &mut Ctx, slot: u32) {
-        if !cx.flow_drops().is_empty() {
-            for (s, id) in cx.flow_drops().drain(..) {
-                if let Some(f) = self.flows.live_mut(s, id) {
-                    f.drops += 1;
-                }
+        self.count_drops(cx);
+        if let Some(sh) = &mut self.share {
+            let f = self.flows.get(slot);
+            sh.remove(f.id);
+            if f.ends == Ends::Sender {
+                // The receiver's end, in another process, writes its half and goes.
+                let (id, dst) = (f.id, f.dst);
+                cx.note(dst, Note::Closed { id });
             }
         }
         self.flows.record(cx, slot, self.transport.data_class());
+    }
+
+    /// The drops reported in the network are counted against their flows (in a
+    /// parallel run, a flow whose sender is another process's hears of it by a note).
+    pub fn count_drops(&mut self, cx: &mut Ctx) {
+        if cx.flow_drops().is_empty() {
+            return;
+        }
+        let mut drops = std::mem::take(cx.flow_drops());
+        for (s, id, src) in drops.drain(..) {
+            match &self.share {
+                Some(sh) if !sh.owns(src) => cx.note(src, Note::Dropped { id }),
+                _ => {
+                    if let Some(f) = self.flows.live_mut(s, id) {
+                        f.drops += 1;
+                    }
+                }
+            }
+        }
+        *cx.flow_drops() = drops;
+    }
+
+    /// A note from another process about a flow with an end here.
+    pub fn on_note(&mut self, cx: &mut Ctx, note: Note) {
+        let Some(sh) = &mut self.share else {
+            unreachable!("notes only in a parallel run")
+        };
+        match note {
+            Note::Closed { id } => {
+                if let Some(slot) = sh.remove(id) {
+                    self.flows.retire_receiver(cx, slot);
+                }
+            }
+            Note::Dropped { id } => {
+                if let Some(slot) = sh.find(id) {
+                    if let Some(f) = self.flows.live_mut(slot, id) {
+                        f.drops += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A packet has come from another process: its flow slot, that process's, becomes
+    /// this one's when its flow has an end here.
+    pub fn adopt(&self, p: &mut crate::packet::Packet) {
+        let Some(sh) = &self.share else { return };
+        let has_flow = !matches!(
+            p.kind,
+            PktKind::Pause | PktKind::Fcp | PktKind::Ping | PktKind::PingReply
+        );
+        if has_flow && sh.owns(p.dst) {
+            p.flow_slot = sh.slot_of(p.flow_id);
+        }
+    }
+
+    /// The receivers' halves written since the last call, and the window and kind of
+    /// each record written (parallel runs).
+    pub fn take_halves(&mut self) -> (Vec<ReceiverHalf>, Vec<(u64, bool)>) {
+        (
+            std::mem::take(&mut self.flows.halves),
+            std::mem::take(&mut self.flows.keys),
+        )
     }
 
     #[inline(always)]
@@ -224,8 +310,13 @@ impl Hosts {
     /// The run has ended: every flow still there is recorded (finished ones awaiting
     /// their last ACK, and unfinished ones).
     pub fn end(&mut self, cx: &mut Ctx) {
+        self.count_drops(cx);
         for slot in self.flows.slots() {
-            self.record(cx, slot);
+            if self.flows.get(slot).ends == Ends::Receiver {
+                self.flows.retire_receiver(cx, slot);
+            } else {
+                self.flows.record(cx, slot, self.transport.data_class());
+            }
         }
         cx.counters.queries_unfinished = self.apps.open_queries();
         if let Qdisc::Fastpass(fp) = &mut self.qdisc {
@@ -241,8 +332,13 @@ impl Hosts {
         }
         let c = &mut cx.counters;
         c.in_flight_data_bytes = bytes;
-        c.dead_bytes = c.host_sent_data_bytes - c.host_received_data_bytes - bytes;
-        c.dead_wire_bytes = c.host_sent_data_wire_bytes - c.host_received_data_wire_bytes - wire;
+        if self.share.is_none() {
+            // A parallel run's processes send and receive apart: their sums decide
+            // (engine/parallel.rs).
+            c.dead_bytes = c.host_sent_data_bytes - c.host_received_data_bytes - bytes;
+            c.dead_wire_bytes =
+                c.host_sent_data_wire_bytes - c.host_received_data_wire_bytes - wire;
+        }
     }
 
     pub fn count(&self) -> u32 {
@@ -261,6 +357,11 @@ impl Hosts {
 
     pub fn active_flows(&self) -> u64 {
         self.flows.active()
+    }
+
+    /// No flow will ever start again.
+    pub fn exhausted(&self) -> bool {
+        self.apps.exhausted()
     }
 
     pub fn has_queries(&self) -> bool {
@@ -286,6 +387,17 @@ impl Hosts {
     pub fn obey_pauses(&mut self) {
         for n in &mut self.nics {
             n.obey_pauses();
+        }
+    }
+
+    /// The NICs of hosts for which `cut(host, peer)` holds send by the post (a parallel
+    /// run's cut links; none in the shapes it cuts, where a host shares its switch's
+    /// process).
+    pub fn cut_links(&mut self, cut: impl Fn(u32, u32) -> bool) {
+        for (h, n) in self.nics.iter_mut().enumerate() {
+            if cut(h as u32, n.port().peer()) {
+                n.port_mut().set_remote();
+            }
         }
     }
 

@@ -122,6 +122,10 @@ impl Nic {
         self.port.prefetch();
     }
 
+    pub fn port_mut(&mut self) -> &mut Port {
+        &mut self.port
+    }
+
     pub fn port(&self) -> &Port {
         &self.port
     }

@@ -5,6 +5,7 @@
 //! sent goes out, and a flow whose last byte arrived tells the applications.
 
 use super::agent::Agent;
+use super::flows::Ends;
 use super::Hosts;
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
@@ -256,7 +257,11 @@ impl Hosts {
                 let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
                 f.conn.handle(now, Input::Ack(&ack));
                 f.conn.poll_transmit(now, budget, &mut segs);
-                let done = f.conn.finished();
+                let done = if f.ends == Ends::Sender {
+                    f.conn.sender_done()
+                } else {
+                    f.conn.finished()
+                };
                 self.send_segments(cx, slot, &mut segs);
                 self.segs = segs;
                 if done {

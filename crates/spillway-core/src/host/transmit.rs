@@ -3,7 +3,7 @@
 //! with them (starts them, drops them, refuses them: `host.nic_drop`) comes back to the
 //! flows, along with their timers.
 
-use super::flows::Flow;
+use super::flows::{Ends, Flow};
 use super::qdisc::Qdisc;
 use super::rx::Gro;
 use super::Hosts;
@@ -23,6 +23,16 @@ impl Hosts {
     /// The workload hands a flow to its source's transport.
     pub(super) fn start_flow(&mut self, cx: &mut Ctx, f: NewFlow) {
         let id = self.flows.next_id();
+        // In a parallel run, the ends among this process's hosts (share.rs).
+        let ends = match &self.share {
+            None => Ends::Both,
+            Some(sh) => match (sh.owns(f.src), sh.owns(f.dst)) {
+                (true, true) => Ends::Both,
+                (true, false) => Ends::Sender,
+                (false, true) => Ends::Receiver,
+                (false, false) => return,
+            },
+        };
         let mss = self.transport.mss() as u64;
         let header = self.transport.header_bytes();
         let packets = f.size.div_ceil(mss);
@@ -63,7 +73,17 @@ impl Hosts {
                 f.size,
                 f.priority.filter(|_| self.priorities),
             ),
+            ends,
         });
+        if let Some(sh) = &mut self.share {
+            // Even a flow with both ends here: its packets may cross another process's
+            // switch on the way (a core of a pod's that shares this process).
+            sh.insert(id, slot);
+            if ends == Ends::Receiver {
+                // It waits for data; the sender's process counts the flow.
+                return;
+            }
+        }
         let c = &mut cx.counters;
         c.flows_started += 1;
         c.bytes_offered += f.size;

@@ -18,6 +18,12 @@ macro_rules! counters {
             pub fn values(&self) -> Vec<(&'static str, u64)> {
                 vec![$((stringify!($field), self.$field),)*]
             }
+
+            /// Adds every count of `o` (a parallel run's processes' counters are
+            /// summed; what is not a sum is settled after: engine/parallel.rs).
+            pub fn add(&mut self, o: &Counters) {
+                $(self.$field += o.$field;)*
+            }
         }
     };
 }

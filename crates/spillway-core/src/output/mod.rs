@@ -113,6 +113,11 @@ macro_rules! records {
                 vec![$((stringify!($field), <$ty as $crate::output::ColumnType>::column(&self.$field)),)*]
             }
 
+            /// Appends row `i` of `o`.
+            pub fn push_row(&mut self, o: &Self, i: usize) {
+                $(self.$field.push(o.$field[i]);)*
+            }
+
             /// Rows held.
             pub fn len(&self) -> usize {
                 self.columns().first().map_or(0, |(_, c)| match c {

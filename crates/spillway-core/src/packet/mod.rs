@@ -254,6 +254,26 @@ impl Arena {
     pub fn get_mut(&mut self, i: u32) -> &mut Packet {
         &mut self.cold[i as usize]
     }
+    /// Takes packet i out (its slot is free again): what crosses to another process.
+    pub fn take(&mut self, i: u32) -> (Hot, Packet) {
+        self.free.push(i);
+        (self.hot[i as usize], self.cold[i as usize].clone())
+    }
+
+    /// Stores a packet that came from another process, its hot part as it was there.
+    pub fn put(&mut self, mut h: Hot, p: Packet) -> u32 {
+        h.next = NIL;
+        if let Some(i) = self.free.pop() {
+            self.hot[i as usize] = h;
+            self.cold[i as usize] = p;
+            i
+        } else {
+            self.hot.push(h);
+            self.cold.push(p);
+            (self.cold.len() - 1) as u32
+        }
+    }
+
     /// Rewrites packet i as `p` (FastLane turns a victim into a notification in place).
     pub fn replace(&mut self, i: u32, p: Packet) {
         let next = self.hot[i as usize].next;

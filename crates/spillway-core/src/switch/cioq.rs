@@ -290,6 +290,10 @@ impl CioqSwitch {
         &self.egress
     }
 
+    pub fn ports_mut(&mut self) -> &mut [Port] {
+        &mut self.egress
+    }
+
     /// A packet has arrived by `in_port`, its egress `egress` if chosen when it was sent.
     #[inline(always)]
     pub fn on_arrive(&mut self, cx: &mut Ctx, node: u32, pkt: u32, in_port: u16, egress: u16) {

@@ -100,6 +100,22 @@ impl Switch {
         }
     }
 
+    /// A switch of another process of a parallel run (a place holder: never sent to).
+    pub fn absent() -> Switch {
+        Switch::Oq(OqSwitch::absent())
+    }
+
+    /// The ports whose peer `cut` says is another process's send by the post.
+    pub fn cut_links(&mut self, cut: impl Fn(u32) -> bool) {
+        let ports = match self {
+            Switch::Oq(s) => s.ports_mut(),
+            Switch::Cioq(s) => s.ports_mut(),
+        };
+        for p in ports.iter_mut().filter(|p| cut(p.peer())) {
+            p.set_remote();
+        }
+    }
+
     pub fn ports(&self) -> &[Port] {
         match self {
             Switch::Oq(s) => s.ports(),

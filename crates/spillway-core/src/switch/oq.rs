@@ -76,6 +76,23 @@ impl OqSwitch {
         &self.ports
     }
 
+    /// A switch of another process of a parallel run: no ports, never sent to.
+    pub fn absent() -> Self {
+        OqSwitch {
+            ports: Vec::new(),
+            overflow: Overflow::Drop,
+            cut_extra: 0,
+            framing: 0,
+            rng: Rng::new(0, 0),
+            evicted: Vec::new(),
+            cut_through: None,
+        }
+    }
+
+    pub fn ports_mut(&mut self) -> &mut [Port] {
+        &mut self.ports
+    }
+
     /// A packet has arrived by `in_port`, its egress `egress` if chosen when it was sent.
     #[inline(always)]
     pub fn on_arrive(&mut self, cx: &mut Ctx, node: u32, pkt: u32, in_port: u16, egress: u16) {
@@ -368,7 +385,7 @@ mod tests {
         assert_eq!(cx.counters.notifications_generated, 1);
         assert_eq!(
             cx.flow_drops().as_slice(),
-            &[(0, 7)],
+            &[(0, 7, 1)],
             "its flow hears of it"
         );
         // Exactly one notification, and it is on its way out of the input port (the

@@ -33,7 +33,8 @@ const PAUSED: u8 = 8;
 /// Not a slow path: a packet sent here reaches the peer's forwarding decision other than
 /// at the end of its serialization plus the hop's delay: it crosses the peer's crossbar
 /// on the way (a delay of its own serialization at the crossbar's rate), or the peer
-/// forwards cut-through and takes it once its header is in (`Port::push_timed`).
+/// forwards cut-through and takes it once its header is in (`Port::push_timed`); or the
+/// peer belongs to another process of a parallel run (`Port::remote`).
 const PEER_TIMING: u8 = 16;
 /// Not a slow path: the port keeps its queued bytes per class (adaptive load balancing
 /// reads them), which the common path need not.
@@ -160,6 +161,10 @@ pub struct Port {
     class_bytes: [u64; CLASSES],
     /// Flow control at this port (`switch.flow_control`, and hosts' NICs with it).
     control: Option<Box<Control>>,
+    /// The peer belongs to another logical process of a parallel run: what is sent here
+    /// goes by the post (`Ctx::send_away`). Set with PEER_TIMING, so that the common
+    /// path tests nothing more.
+    remote: bool,
 }
 
 // What a hop touches is on the first two lines (see the struct's comment).
@@ -267,6 +272,7 @@ impl Port {
             class_bytes: [0; CLASSES],
             control: None,
             cut: 0,
+            remote: false,
         }
     }
 
@@ -919,17 +925,38 @@ impl Port {
                 port,
                 egress,
             };
-            cx.push(done - rest + delay, ev);
+            self.deliver(cx, done - rest + delay, ev);
         } else {
-            let crossing = crate::units::serialization_ps(wire, self.crossbar_rate);
+            let crossing = if self.crossbar_rate != 0 {
+                crate::units::serialization_ps(wire, self.crossbar_rate)
+            } else {
+                0
+            };
             let ev = Ev::Arrive {
                 node,
                 pkt,
                 port,
                 egress,
             };
-            cx.push(done + crossing + delay, ev);
+            self.deliver(cx, done + crossing + delay, ev);
         }
+    }
+
+    /// Queues `ev` for the peer: here, or by the post when the peer is another
+    /// process's.
+    #[inline]
+    fn deliver(&self, cx: &mut Ctx, time: Ps, ev: Ev) {
+        if self.remote {
+            cx.send_away(time, ev);
+        } else {
+            cx.push(time, ev);
+        }
+    }
+
+    /// The peer belongs to another logical process of a parallel run.
+    pub fn set_remote(&mut self) {
+        self.remote = true;
+        self.extras |= PEER_TIMING;
     }
 
     /// Nothing at all to send or waiting, the link free at `now` and no class paused: a
@@ -948,15 +975,13 @@ impl Port {
         if !self.is_idle() {
             self.arm_wake(cx, node, port, done);
         }
-        cx.push(
-            done + self.link_delay,
-            Ev::Arrive {
-                node: self.peer,
-                pkt,
-                port: self.peer_port,
-                egress: ROUTE_ON_ARRIVAL,
-            },
-        );
+        let ev = Ev::Arrive {
+            node: self.peer,
+            pkt,
+            port: self.peer_port,
+            egress: ROUTE_ON_ARRIVAL,
+        };
+        self.deliver(cx, done + self.link_delay, ev);
     }
 
     /// Data waits here for a wake-up later than the end of the current transmission (a

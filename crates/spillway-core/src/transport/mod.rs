@@ -163,6 +163,18 @@ impl Transport {
         }
     }
 
+    /// Every byte acknowledged: all a sender's end can know of its flow when the
+    /// receiver's end is elsewhere (a parallel run). A cumulative acknowledgement of
+    /// every byte means the receiver holds them all, so for a connection with both ends
+    /// this and `finished` agree once the last ACK is in.
+    #[inline]
+    pub fn sender_done(&self) -> bool {
+        match self {
+            Transport::Tcp(c) => c.sender().done(),
+            Transport::Turbo(c) => c.sender().done(),
+        }
+    }
+
     pub fn stats(&self) -> Stats {
         match self {
             Transport::Tcp(c) => c.stats(),

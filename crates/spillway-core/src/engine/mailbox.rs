@@ -1,0 +1,69 @@
+//! What one logical process of a parallel run sends another (docs/architecture.md
+//! § Parallel runs): packets that cross a cut link, with the event that delivers them,
+//! and notes about flows whose two ends live in different processes.
+//!
+//! A process posts during a window and the receiver takes its post at the window's end,
+//! in the order of the senders' indices and, from each, in the order posted: so what a
+//! process sees never depends on which thread ran whom, or when.
+
+use super::event::Ev;
+use crate::fabric::partition::Partition;
+use crate::packet::{Hot, Packet};
+use crate::units::Ps;
+use std::sync::Arc;
+
+/// A packet on its way over a cut link: the event that delivers it (its `pkt` is
+/// renumbered in the receiver's arena) at `time`, and the packet itself.
+pub struct Parcel {
+    pub time: Ps,
+    pub ev: Ev,
+    pub hot: Hot,
+    pub pkt: Packet,
+}
+
+/// A note between the two ends of a flow that live in different processes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Note {
+    /// The sender's end has written its half of the record: the receiver's end writes
+    /// its half and is gone.
+    Closed { id: u64 },
+    /// One of the flow's data packets or probes was dropped in the network: counted
+    /// against it at its sender.
+    Dropped { id: u64 },
+}
+
+/// One window's post from one process to every process.
+#[derive(Default)]
+pub struct Post {
+    pub parcels: Vec<Parcel>,
+    pub notes: Vec<Note>,
+}
+
+/// A process's outgoing post, by destination, and whom it belongs to.
+pub struct Outbox {
+    pub part: Arc<Partition>,
+    pub lp: u32,
+    pub to: Vec<Post>,
+}
+
+impl Outbox {
+    pub fn new(part: Arc<Partition>, lp: u32) -> Outbox {
+        let to = (0..part.count).map(|_| Post::default()).collect();
+        Outbox { part, lp, to }
+    }
+
+    /// Whether `node` belongs to this process.
+    #[inline(always)]
+    pub fn owns(&self, node: u32) -> bool {
+        self.part.lp(node) == self.lp
+    }
+
+    /// The earliest time of any parcel posted (u64::MAX: none).
+    pub fn earliest(&self) -> Ps {
+        self.to
+            .iter()
+            .flat_map(|p| p.parcels.iter().map(|x| x.time))
+            .min()
+            .unwrap_or(Ps::MAX)
+    }
+}

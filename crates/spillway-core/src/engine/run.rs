@@ -1,0 +1,262 @@
+//! A run of a scenario: the whole fabric in one process ([`Sim`]), or cut into logical
+//! processes run in parallel ([`Parallel`]) when `run.partitions` is more than one. The
+//! bindings, the digest and the benchmarks drive a run through this, whichever it is.
+
+use super::context::StopReason;
+use super::parallel::{Parallel, ParallelStats};
+use super::Sim;
+use crate::config::{Scenario, ScenarioError};
+use crate::fabric::partition::Partition;
+use crate::output::counters::Counters;
+use crate::output::flow_throughput::FlowThroughputRecords;
+use crate::output::flows::FlowRecords;
+use crate::output::pings::PingRecords;
+use crate::output::ports::PortRecords;
+use crate::output::timeseries::TimeseriesRecords;
+use crate::switch::flow_control::FlowControl;
+use crate::units::Ps;
+use crate::workload::spec::WorkloadSpec;
+use crate::workload::QueryRecord;
+use std::sync::Arc;
+
+/// Below this many hosts `run.threads = "auto"` takes one thread: a window's work is
+/// too small to share (docs/performance.md § Parallel runs).
+const AUTO_THREADS_FROM_HOSTS: u32 = 64;
+
+#[allow(clippy::large_enum_variant)]
+pub enum Run {
+    Whole(Sim),
+    Parallel(Box<Parallel>),
+}
+
+impl Run {
+    pub fn new(sc: &Scenario) -> Result<Run, ScenarioError> {
+        let fabric = Sim::fabric(sc)?;
+        let units = Partition::units(fabric.shape());
+        let n = sc.run.partitions.unwrap_or(units);
+        if n == 1 {
+            return Ok(Run::Whole(Sim::build(sc, Arc::new(fabric), None)?));
+        }
+        let part = Partition::plan(&fabric, n)
+            .map_err(|m| ScenarioError::new("run.partitions", n.to_string(), m))?;
+        refuse_parallel(sc, n)?;
+        let threads = match sc.run.threads {
+            Some(t) => t as usize,
+            None if fabric.hosts() < AUTO_THREADS_FROM_HOSTS => 1,
+            None => std::thread::available_parallelism().map_or(1, |c| c.get()),
+        };
+        Ok(Run::Parallel(Box::new(Parallel::new(
+            sc, fabric, part, threads,
+        )?)))
+    }
+
+    pub fn step(&mut self, budget: u64) -> bool {
+        match self {
+            Run::Whole(s) => s.step(budget),
+            Run::Parallel(p) => p.step(budget),
+        }
+    }
+
+    pub fn run_to_end(&mut self) {
+        while !self.step(1 << 20) {}
+    }
+
+    pub fn now(&self) -> Ps {
+        match self {
+            Run::Whole(s) => s.now(),
+            Run::Parallel(p) => p.now(),
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        match self {
+            Run::Whole(s) => s.finished(),
+            Run::Parallel(p) => p.finished(),
+        }
+    }
+
+    pub fn stop_reason(&self) -> StopReason {
+        match self {
+            Run::Whole(s) => s.stop_reason(),
+            Run::Parallel(p) => p.stop_reason(),
+        }
+    }
+
+    pub fn stop_detail(&self) -> &str {
+        match self {
+            Run::Whole(s) => s.stop_detail(),
+            // Deadlock and progress checks, whose stops have details, are whole-run only.
+            Run::Parallel(_) => "",
+        }
+    }
+
+    pub fn active_flows(&self) -> u64 {
+        match self {
+            Run::Whole(s) => s.active_flows(),
+            Run::Parallel(p) => p.active_flows(),
+        }
+    }
+
+    pub fn has_queries(&self) -> bool {
+        match self {
+            Run::Whole(s) => s.has_queries(),
+            Run::Parallel(_) => false,
+        }
+    }
+
+    pub fn hosts(&self) -> u32 {
+        match self {
+            Run::Whole(s) => s.hosts(),
+            Run::Parallel(p) => p.hosts(),
+        }
+    }
+
+    pub fn counters(&self) -> Counters {
+        match self {
+            Run::Whole(s) => s.counters().clone(),
+            Run::Parallel(p) => p.counters(),
+        }
+    }
+
+    pub fn take_flows(&mut self) -> FlowRecords {
+        match self {
+            Run::Whole(s) => s.take_flows(),
+            Run::Parallel(p) => p.take_flows(),
+        }
+    }
+
+    pub fn take_queries(&mut self) -> Vec<QueryRecord> {
+        match self {
+            Run::Whole(s) => s.take_queries(),
+            Run::Parallel(p) => p.take_queries(),
+        }
+    }
+
+    pub fn port_records(&self) -> PortRecords {
+        match self {
+            Run::Whole(s) => s.port_records(),
+            Run::Parallel(p) => p.port_records(),
+        }
+    }
+
+    pub fn has_timeseries(&self) -> bool {
+        matches!(self, Run::Whole(s) if s.has_timeseries())
+    }
+
+    pub fn take_timeseries(&mut self) -> TimeseriesRecords {
+        match self {
+            Run::Whole(s) => s.take_timeseries(),
+            Run::Parallel(_) => TimeseriesRecords::default(),
+        }
+    }
+
+    pub fn has_flow_throughput(&self) -> bool {
+        matches!(self, Run::Whole(s) if s.has_flow_throughput())
+    }
+
+    pub fn take_flow_throughput(&mut self) -> FlowThroughputRecords {
+        match self {
+            Run::Whole(s) => s.take_flow_throughput(),
+            Run::Parallel(_) => FlowThroughputRecords::default(),
+        }
+    }
+
+    pub fn has_pings(&self) -> bool {
+        matches!(self, Run::Whole(s) if s.has_pings())
+    }
+
+    pub fn take_pings(&mut self) -> PingRecords {
+        match self {
+            Run::Whole(s) => s.take_pings(),
+            Run::Parallel(_) => PingRecords::default(),
+        }
+    }
+
+    /// Logical processes and threads (1 and 1 for a whole run).
+    pub fn partitions(&self) -> (u32, u32) {
+        match self {
+            Run::Whole(_) => (1, 1),
+            Run::Parallel(p) => (p.stats().partitions, p.stats().threads),
+        }
+    }
+
+    /// A parallel run's window and barrier figures.
+    pub fn parallel_stats(&self) -> Option<&ParallelStats> {
+        match self {
+            Run::Whole(_) => None,
+            Run::Parallel(p) => Some(p.stats()),
+        }
+    }
+}
+
+/// What a parallel run cannot do yet, refused with the key and the reason.
+fn refuse_parallel(sc: &Scenario, n: u32) -> Result<(), ScenarioError> {
+    let no = |key: &str, value: &str, why: &str| {
+        Err(ScenarioError::new(
+            key,
+            value,
+            format!(
+                "not in a parallel run (run.partitions = {n}) yet: {why}; set run.partitions = 1"
+            ),
+        ))
+    };
+    let wl = match &sc.workload {
+        WorkloadSpec::Poisson(_) | WorkloadSpec::Trace(_) => None,
+        WorkloadSpec::Incast(_) => Some("incast"),
+        WorkloadSpec::Query(_) => Some("queries"),
+        WorkloadSpec::ShortLong(_) => Some("short_long"),
+    };
+    if let Some(kind) = wl {
+        return no(
+            "workload.kind",
+            kind,
+            "its next flows start when others finish, anywhere in the fabric (open-loop Poisson and trace workloads run)",
+        );
+    }
+    if sc
+        .background
+        .as_ref()
+        .is_some_and(|b| b.closed_loop.is_some())
+    {
+        return no(
+            "workload.background_flows",
+            "closed loop",
+            "a host's next flow starts when its last one arrives, at another process",
+        );
+    }
+    if sc.host.fastpass.is_some() {
+        return no(
+            "host.qdisc",
+            "fastpass",
+            "the arbiter's ideal control channel and its allocator reach every host at once",
+        );
+    }
+    if sc.switch.flow_control() != FlowControl::None {
+        return no(
+            "switch.flow_control",
+            "pfc",
+            "deadlock detection reads every switch's pause state at once",
+        );
+    }
+    for (key, on) in [
+        ("run.timeseries_interval", sc.run.timeseries.is_some()),
+        ("run.queue_sample_interval", sc.run.queue_samples.is_some()),
+        (
+            "run.flow_throughput_interval",
+            sc.run.flow_throughput.is_some(),
+        ),
+        ("run.progress_limit", sc.run.progress_limit.is_some()),
+    ] {
+        if on {
+            return no(key, "set", "its sampler reads every process at one instant");
+        }
+    }
+    if sc.ping.is_some() {
+        return no(
+            "ping.interval",
+            "set",
+            "the pinger is not yet given to its host's process",
+        );
+    }
+    Ok(())
+}
