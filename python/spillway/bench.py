@@ -13,8 +13,11 @@ from spillway.errors import UsageError
 
 
 def run_benchmarks(names: list[str] | None = None, progress: bool = True,
-                   repeat: int = 1) -> list[dict[str, Any]]:
-    """Each benchmark ``repeat`` times, each run in a fresh process. The row reported is
+                   repeat: int = 1, threads: int | str | None = None) -> list[dict[str, Any]]:
+    """Each benchmark ``repeat`` times, each run in a fresh process. With ``threads``, a
+    parallel run: the fabric cut into its pods or racks (``run.partitions = "auto"``) and
+    run on that many threads (``run.threads``), whose result is the same for every
+    thread count; rows then carry ``cpu_s`` beside ``wall_s``. The row reported is
     the median run by packet-hops/s (the lower middle one for an even count); with
     ``repeat`` > 1 it also holds ``runs`` and the min-max ``*_range`` of both rates, since
     on a shared machine identical runs differ by tens of percent."""
@@ -31,7 +34,9 @@ def run_benchmarks(names: list[str] | None = None, progress: bool = True,
             print(f"{n}: {known[n]} ...", file=sys.stderr, flush=True)
         runs = []
         for i in range(repeat):
-            out = subprocess.run([sys.executable, "-m", "spillway.bench", n],
+            sets = ([] if threads is None
+                    else ["run.partitions=auto", f"run.threads={threads}"])
+            out = subprocess.run([sys.executable, "-m", "spillway.bench", n, *sets],
                                  check=True, capture_output=True, text=True).stdout
             r = json.loads(out)
             runs.append(r)
@@ -40,6 +45,8 @@ def run_benchmarks(names: list[str] | None = None, progress: bool = True,
                 print(f"  {run}{r['events']:,} events, {r['packet_hops']:,} packet-hops in "
                       f"{r['wall_s']:.2f} s: {r['events_per_s'] / 1e6:.2f} M events/s, "
                       f"{r['packet_hops_per_s'] / 1e6:.2f} M packet-hops/s, "
+                      f"{r['cpu_s']:.2f} s CPU, {r['partitions']} partitions on "
+                      f"{r['threads']} threads, "
                       f"peak RSS {r['peak_rss_mb']:.0f} MB", file=sys.stderr, flush=True)
         by_rate = sorted(runs, key=lambda r: r["packet_hops_per_s"])
         row = dict(by_rate[(len(by_rate) - 1) // 2])
@@ -112,14 +119,14 @@ def run_pfabric_queue_bench(json_out: bool = False, quick: bool = False) -> int:
     return 0
 
 
-def _worker(name: str) -> None:
+def _worker(name: str, overrides: list[str]) -> None:
     import resource
 
-    r = dict(_core.bench(name))
+    r = dict(_core.bench(name, overrides))
     # ru_maxrss is in KiB on Linux.
     r["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(r))
 
 
 if __name__ == "__main__":
-    _worker(sys.argv[1])
+    _worker(sys.argv[1], sys.argv[2:])

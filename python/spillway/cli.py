@@ -1,14 +1,14 @@
 """The `spillway` command line. Its commands, options, outputs and exit statuses are an
 interface users and tests depend on: change them deliberately.
 
-    spillway run SCENARIO.toml --out DIR [--set key.path=value ...]
+    spillway run SCENARIO.toml --out DIR [--set key.path=value ...] [--threads N]
     spillway validate SCENARIO.toml [--set ...]
     spillway sweep SWEEP.toml --out DIR [--workers N] [--backend local|dask] [--scheduler ADDR]
     spillway query DIR "SQL"
     spillway reproduce NAME [--quick] [--figure ID ...] [--seeds-from K] --out DIR
     spillway compare --out DIR [--quick] [--schemes A,B] [--workloads W,..] [--fabrics F,..]
                      [--workers N] [--backend local|dask] [--scheduler ADDR]
-    spillway bench [--json] [--repeat N] [NAME ...]
+    spillway bench [--json] [--repeat N] [--threads N] [NAME ...]
     spillway bench arbiter [--json] [--quick]
     spillway bench arbiter_service [--json] [--quick]
     spillway bench pfabric_queue [--json] [--quick]
@@ -62,7 +62,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from spillway.run import OUTPUT_FILES, run
 
     res = run(_file(args.scenario, "scenario"), args.out, _overrides(args.set),
-              progress=None if not args.quiet else False)
+              progress=None if not args.quiet else False, threads=args.threads)
     s = res.summary
     print(f"wrote {args.out}/"
           + ", ".join(f for f in OUTPUT_FILES if (res.out / f).exists()))
@@ -213,7 +213,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if special in args.names:
             raise UsageError(f"bench: run `spillway bench {special}` on its own "
                              "(it prints its own table, the engine benchmarks a list)")
-    results = run_benchmarks(args.names or None, progress=not args.json, repeat=args.repeat)
+    results = run_benchmarks(args.names or None, progress=not args.json, repeat=args.repeat,
+                             threads=args.threads)
     if args.json:
         print(json.dumps(results, indent=2))
     return 0
@@ -255,6 +256,13 @@ def _positive(value: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected at least 1, not {n}")
     return n
+
+
+def _threads(value: str) -> int | str:
+    """`--threads`: a whole number of at least 1, or `auto`."""
+    if value == "auto":
+        return value
+    return _positive(value)
 
 
 def _seconds(value: str) -> float:
@@ -299,6 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a scenario key, e.g. --set workload.senders=64")
     r.add_argument("--quiet", action="store_true", help="no progress line")
+    r.add_argument("--threads", type=_threads, default=None, metavar="N",
+                   help="threads for a parallel run's logical processes (run.threads: an "
+                        "integer or auto); the outputs are the same for every N")
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario file")
@@ -360,6 +371,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print JSON (engine: a list; arbiter: one object)")
     b.add_argument("--quick", action="store_true",
                    help="arbiter, arbiter_service, pfabric_queue: a shorter run")
+    b.add_argument("--threads", type=_threads, default=None, metavar="N",
+                   help="engine: a parallel run, the fabric cut into its pods or racks "
+                        "(run.partitions = auto) on N threads (an integer or auto); the "
+                        "result is the same for every N")
     b.add_argument("--repeat", type=_positive, default=1, metavar="N",
                    help="engine: run each benchmark N times and report the median run, "
                         "with the range")

@@ -167,8 +167,13 @@ def run(
     overrides: list[str] | None = None,
     progress: bool | None = None,
     base_dir: str | None = None,
+    threads: int | str | None = None,
 ) -> RunResult:
     """Runs a scenario (file path or TOML text) and writes its results into ``out``.
+
+    ``threads`` sets ``run.threads`` (an integer or ``"auto"``): how many threads run a
+    parallel run's logical processes (``run.partitions``); the outputs are the same for
+    every value.
 
     ``base_dir`` resolves relative paths in scenario text (defaults: the file's folder).
     The outputs are written beside ``out`` and moved into its place when complete, so
@@ -177,7 +182,8 @@ def run(
     other file in it the run is refused (UsageError) before anything is written."""
     final = _check_out(out)
     text, base = _read_scenario(scenario)
-    sim = _core.Simulation(text, list(overrides or []), base or base_dir)
+    extra = [] if threads is None else [f"run.threads={threads}"]
+    sim = _core.Simulation(text, list(overrides or []) + extra, base or base_dir)
     _remove_orphans(final)
     tmp = final.with_name(f".{final.name}.spillway-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
@@ -353,12 +359,17 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
         qct = (np.concatenate([p["qct_ps"][p["parent"] == NONE_U64] for p in query_parts])
                if query_parts else np.zeros(0))
         summary["qct_ps"] = _percentiles(np.asarray(qct, dtype=np.float64))
+    partitions, threads = sim.partitions
+    # The cut decides the result (run.partitions); the threads only how fast it came, so
+    # they go with the machine's facts.
+    summary["partitions"] = partitions
     summary["provenance"] = {
         "spillway_version": _core.__version__,
         "seed": _seed_of(sim.resolved),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "wall_s": wall,
+        "threads": threads,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     return summary

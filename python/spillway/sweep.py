@@ -250,8 +250,13 @@ def _remove_orphans(points: Path) -> None:
 
 
 def run_point(out: str, base_text: str, base_dir: str | None, overrides: list[str],
-              point_hash: str, axes: dict[str, Any]) -> dict[str, Any]:
-    """Runs one point into ``out/points/<hash>`` (atomically); never raises an Exception."""
+              point_hash: str, axes: dict[str, Any],
+              threads: int | None = None) -> dict[str, Any]:
+    """Runs one point into ``out/points/<hash>`` (atomically); never raises an Exception.
+
+    ``threads``: this point's share of the cores, given to ``run.threads`` where the
+    point leaves it ``auto`` (a point's result is the same for any thread count, so the
+    cache holds whatever the share was)."""
     root = Path(out)
     final = root / "points" / point_hash
     failed = root / "failed" / f"{point_hash}.json"
@@ -260,7 +265,9 @@ def run_point(out: str, base_text: str, base_dir: str | None, overrides: list[st
     tmp = root / "points" / f".tmp-{point_hash}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     t0 = time.perf_counter()
     try:
-        sim = _core.Simulation(base_text, overrides, base_dir)
+        share = ([f"run.threads={threads}"]
+                 if threads is not None and not _sets_threads(base_text, overrides) else [])
+        sim = _core.Simulation(base_text, overrides + share, base_dir)
         summary = write_outputs(sim, tmp, progress=False)
         (tmp / "point.json").write_text(json.dumps(
             {"hash": point_hash, "axes": axes, "overrides": overrides}, indent=2) + "\n")
@@ -277,6 +284,23 @@ def run_point(out: str, base_text: str, base_dir: str | None, overrides: list[st
         return {"hash": point_hash, "status": "failed", "error": msg}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)  # gone already unless the run stopped
+
+
+def _sets_threads(base_text: str, overrides: list[str]) -> bool:
+    """The point sets ``run.threads`` itself (in the base scenario's [run] or an axis)."""
+    if any(o.split("=", 1)[0].strip() == "run.threads" for o in overrides):
+        return True
+    try:
+        return "threads" in tomllib.loads(base_text).get("run", {})
+    except tomllib.TOMLDecodeError:
+        return False
+
+
+def thread_share(workers: int, cores: int | None = None) -> int:
+    """Threads each of ``workers`` concurrent points may use so that workers x threads
+    stays within the cores."""
+    cores = cores or os.cpu_count() or 1
+    return max(1, cores // max(1, workers))
 
 
 def _is_complete(point: Path) -> bool:
@@ -391,6 +415,22 @@ def _lock(out: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def _explicit_threads(sweep: Sweep) -> int:
+    """The largest whole ``run.threads`` the sweep's base or points set (0: none)."""
+    found = []
+    try:
+        found.append(tomllib.loads(sweep.base_text).get("run", {}).get("threads"))
+    except tomllib.TOMLDecodeError:
+        pass
+    for p in sweep.points:
+        for o in p.overrides:
+            k, _, v = o.partition("=")
+            if k.strip() == "run.threads":
+                found.append(v.strip())
+    ints = [int(x) for x in found if str(x).isdigit()]
+    return max(ints, default=0)
+
+
 def _run_locked(sweep: Sweep, out: Path, workers: int | None, backend: str,
                 scheduler: str | None, progress: bool | None, quiet: bool) -> SweepResult:
     _remove_orphans(out / "points")
@@ -433,7 +473,16 @@ def _run_locked(sweep: Sweep, out: Path, workers: int | None, backend: str,
         progress = sys.stderr.isatty() and not quiet
     bar = _SweepProgress(len(todo), progress)
     t0 = time.perf_counter()
-    args = [(str(out), sweep.base_text, sweep.base_dir, p.overrides, p.hash, p.axes)
+    # Concurrent points share the cores: W workers x T threads never more than them.
+    w = min(workers or os.cpu_count() or 1, max(1, len(todo)))
+    share = thread_share(w) if backend == "local" else 1
+    explicit = _explicit_threads(sweep)
+    if backend == "local" and explicit and w * explicit > (os.cpu_count() or 1):
+        print(f"warning: {w} workers x run.threads = {explicit} is more threads than the "
+              f"{os.cpu_count()} cores: the points will slow each other down (results are "
+              "the same for any thread count; lower --workers or run.threads)",
+              file=sys.stderr)
+    args = [(str(out), sweep.base_text, sweep.base_dir, p.overrides, p.hash, p.axes, share)
             for p in todo]
     failed = len(invalid)
     try:

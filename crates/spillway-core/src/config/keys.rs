@@ -508,7 +508,7 @@ pub const KEYS: &[KeyDef] = &[
     key!("run.duration", Ty::TimeOrOff, "off", &[], "Simulated time limit; `off` runs until every flow has finished."),
     key!("run.max_events", Ty::IntOrOff, "off", &[], "Event limit, a safety net for runaway scenarios."),
     key!("run.partitions", Ty::IntOrAuto, "1", &[],
-         "Logical processes a run is cut into (docs/architecture.md § Parallel runs): a fat tree's pods or a leaf-spine's racks, grouped into this many, the top tier dealt among them; `auto`: one per pod or rack; 1: the whole fabric in one. The result depends on this (equal-time events in different processes are ordered by the cut) and never on `run.threads`. Star and dumbbell fabrics have one."),
+         "Logical processes a run is cut into (docs/architecture.md § Parallel runs): a fat tree's pods or a leaf-spine's racks, grouped into this many, the top tier dealt among them; `auto`: one per pod or rack; 1: the whole fabric in one. The result depends on this (equal-time events in different processes are ordered by the cut) and never on `run.threads`. Star and dumbbell fabrics have one. Not yet beside workloads that start flows as others finish (incast, queries, short_long, closed-loop background), Fastpass, flow control, the samplers, `run.progress_limit` or pings: refused, naming the key."),
     key!("run.threads", Ty::IntOrAuto, "auto", &[],
          "Threads that run the logical processes (`run.partitions`) at once; outputs are byte-identical for every value. `auto`: one per core, at most one per process, and 1 where the fabric is too small for threads to pay (docs/performance.md § Parallel runs)."),
     key!("run.progress_limit", Ty::TimeOrOff, "off", &[],

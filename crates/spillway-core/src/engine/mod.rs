@@ -10,6 +10,7 @@ pub mod context;
 pub mod event;
 pub mod mailbox;
 pub mod parallel;
+mod process;
 pub mod queue;
 pub mod run;
 pub mod sampling;
@@ -18,8 +19,7 @@ use crate::config::{Scenario, ScenarioError};
 use crate::fabric::partition::Partition;
 use crate::fabric::topology::TopologySpec;
 use crate::fabric::Fabric;
-use crate::host::share::Share;
-use crate::host::{Hosts, ReceiverHalf};
+use crate::host::Hosts;
 use crate::output::counters::Counters;
 use crate::output::flow_throughput::FlowThroughputRecords;
 use crate::output::flows::FlowRecords;
@@ -40,7 +40,6 @@ use crate::workload::{QueryRecord, Traffic};
 use context::Ctx;
 pub use context::StopReason;
 use event::{Ev, Sampled, ROUTE_ON_ARRIVAL};
-use mailbox::{Outbox, Post};
 use queue::EventQueue;
 use sampling::Sampling;
 use std::sync::Arc;
@@ -175,16 +174,7 @@ impl Sim {
             hosts.obey_pauses();
         }
         if let Some((p, lp)) = &part {
-            // Ports whose peer is another process's send by the post.
-            for (i, sw) in switches.iter_mut().enumerate() {
-                let node = hosts.count() + i as u32;
-                if owns(node) {
-                    sw.cut_links(|peer| !owns(peer));
-                }
-            }
-            hosts.cut_links(|host, peer| owns(host) && !owns(peer));
-            hosts.take_share(Share::new(p.clone(), *lp));
-            cx.outbox = Some(Box::new(Outbox::new(p.clone(), *lp)));
+            process::take_part(&mut cx, &mut hosts, &mut switches, p, *lp);
         }
         hosts.start(&mut cx);
         let ports = hosts.nics().len() + switches.iter().map(|s| s.ports().len()).sum::<usize>();
@@ -509,107 +499,6 @@ impl Sim {
             prefetch(sw as *const Switch as *const u8);
             Port::prefetch_at(self.port_lines[s].wrapping_add(port * std::mem::size_of::<Port>()));
         }
-    }
-
-    /// A parallel run's process: the earliest pending event's time, if any.
-    pub(crate) fn next_time(&mut self) -> Option<Ps> {
-        self.cx.queue_mut().peek_time()
-    }
-
-    /// A parallel run's process runs window `w`: every event before `until` (and none
-    /// past `run.duration`). Returns the events run.
-    pub(crate) fn run_window(&mut self, w: u64, until: Ps) -> u64 {
-        self.hosts.set_window(w);
-        let until = until.min(self.end_time.saturating_add(1));
-        let start = self.cx.counters.events;
-        while let Some((time, ev)) = self.cx.queue_mut().pop() {
-            if time >= until {
-                self.cx.queue_mut().unpop(time, ev);
-                break;
-            }
-            self.cx.now = time;
-            self.cx.counters.events += 1;
-            if self.cx.queue().prefetching() {
-                if let Some(&next) = self.cx.queue().peek_near() {
-                    self.prefetch_for(next);
-                }
-            }
-            self.dispatch(time, ev);
-            self.hosts.poll_woken(&mut self.cx);
-        }
-        // Drops of flows whose sender is elsewhere go out with this window's post.
-        self.hosts.count_drops(&mut self.cx);
-        self.cx.counters.events - start
-    }
-
-    /// This window's post for process `to` (taken: the outbox keeps `spare`'s buffers).
-    pub(crate) fn swap_post(&mut self, to: usize, spare: &mut Post) {
-        let out = self
-            .cx
-            .outbox
-            .as_mut()
-            .expect("a process of a parallel run");
-        std::mem::swap(&mut out.to[to], spare);
-    }
-
-    /// Takes in another process's post: its packets into this arena and queue (their
-    /// flow slots this process's), its notes to the hosts. Leaves `post` empty.
-    pub(crate) fn import(&mut self, post: &mut Post) {
-        for parcel in post.parcels.drain(..) {
-            let mut p = parcel.pkt;
-            self.hosts.adopt(&mut p);
-            let i = self.cx.pkts.put(parcel.hot, p);
-            let mut ev = parcel.ev;
-            match &mut ev {
-                Ev::Arrive { pkt, .. } | Ev::Header { pkt, .. } => *pkt = i,
-                _ => unreachable!("only packets cross between processes"),
-            }
-            self.cx.push(parcel.time, ev);
-        }
-        for note in post.notes.drain(..) {
-            self.hosts.on_note(&mut self.cx, note);
-        }
-    }
-
-    /// A parallel run's process: flows whose sender's end is here and still active, and
-    /// whether the workload will start no more.
-    pub(crate) fn part_status(&self) -> (u64, bool) {
-        (self.hosts.active_flows(), self.hosts.exhausted())
-    }
-
-    /// A parallel run's process: the run has stopped (its flows are recorded).
-    pub(crate) fn end_part(&mut self) {
-        if !self.ended {
-            self.end();
-        }
-    }
-
-    /// Receivers' halves written, and each record's window and kind (parallel runs).
-    pub(crate) fn take_halves(&mut self) -> (Vec<ReceiverHalf>, Vec<(u64, bool)>) {
-        self.hosts.take_halves()
-    }
-
-    /// Port `port` of switch `node`'s report, and the NIC reports (parallel runs gather
-    /// them from the processes that own them).
-    pub(crate) fn switch_reports(&self, node: u32) -> Vec<crate::switch::port::PortReport> {
-        self.switches[(node - self.cx.fabric.hosts()) as usize].reports(self.cx.now)
-    }
-
-    pub(crate) fn nic_report(&self, host: u32, now: Ps) -> crate::switch::port::PortReport {
-        self.hosts.nics()[host as usize].report(now)
-    }
-
-    /// The arena's packets and those of its data still in the network (bytes, wire
-    /// bytes): for a parallel run's end.
-    pub(crate) fn in_flight(&self) -> (u64, u64) {
-        let (mut bytes, mut wire) = (0, 0);
-        for (i, p) in self.cx.pkts.live_packets() {
-            if p.journey & crate::packet::IN_NETWORK != 0 {
-                bytes += p.payload();
-                wire += self.cx.pkts.hot(i).wire as u64;
-            }
-        }
-        (bytes, wire)
     }
 
     pub fn run_to_end(&mut self) {

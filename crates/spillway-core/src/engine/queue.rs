@@ -262,8 +262,10 @@ impl<T: Copy> EventQueue<T> {
         }
     }
 
-    /// Pops the earliest event (the first pushed among equal times).
-    #[inline]
+    /// Pops the earliest event (the first pushed among equal times). Always inlined:
+    /// with a parallel run's callers beside the loop's, the compiler made it a call
+    /// (~9 instructions more an event in every run).
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Ps, T)> {
         if self.walk {
             self.walk_step();

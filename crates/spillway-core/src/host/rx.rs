@@ -68,7 +68,7 @@ impl RxPath {
     /// When a packet arriving now at `host` reaches its stack, if not at once: after the
     /// interrupt that takes it and the stack's latency, never before one that arrived
     /// earlier.
-    #[inline]
+    #[inline(always)]
     pub fn release_time(&mut self, now: Ps, host: u32) -> Option<Ps> {
         if self.jitter == 0 && self.coalesce == 0 {
             return None;

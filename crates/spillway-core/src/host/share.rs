@@ -1,6 +1,7 @@
 //! A logical process's share of the hosts in a parallel run (docs/architecture.md
-//! § Parallel runs): which hosts are its own, and, for flows with one end here and the
-//! other in another process, which slot holds this end, by flow id.
+//! § Parallel runs): which hosts are its own, and, for every flow with an end here,
+//! which slot holds this end, by flow id (a flow with both ends here too: its packets
+//! may cross another process's core on the way).
 //!
 //! Every process runs the whole workload (the same generators from the same seeds, so
 //! every flow gets the same id everywhere) and keeps the flows with an end among its

@@ -1,0 +1,138 @@
+//! A [`Sim`] as one logical process of a parallel run (parallel.rs drives it): its
+//! window of events, its post out and in, what it publishes at a window's end, and
+//! what the run gathers from it at the end.
+
+use super::context::Ctx;
+use super::event::Ev;
+use super::mailbox::{Outbox, Post};
+use super::Sim;
+use crate::fabric::partition::Partition;
+use crate::host::share::Share;
+use crate::host::{Hosts, ReceiverHalf};
+use crate::switch::port::PortReport;
+use crate::switch::Switch;
+use crate::units::Ps;
+use std::sync::Arc;
+
+impl Sim {
+    /// A parallel run's process: the earliest pending event's time, if any.
+    pub(crate) fn next_time(&mut self) -> Option<Ps> {
+        self.cx.queue_mut().peek_time()
+    }
+
+    /// A parallel run's process runs window `w`: every event before `until` (and none
+    /// past `run.duration`). Returns the events run.
+    pub(crate) fn run_window(&mut self, w: u64, until: Ps) -> u64 {
+        self.hosts.set_window(w);
+        let until = until.min(self.end_time.saturating_add(1));
+        let start = self.cx.counters.events;
+        while let Some((time, ev)) = self.cx.queue_mut().pop() {
+            if time >= until {
+                self.cx.queue_mut().unpop(time, ev);
+                break;
+            }
+            self.cx.now = time;
+            self.cx.counters.events += 1;
+            if self.cx.queue().prefetching() {
+                if let Some(&next) = self.cx.queue().peek_near() {
+                    self.prefetch_for(next);
+                }
+            }
+            self.dispatch(time, ev);
+            self.hosts.poll_woken(&mut self.cx);
+        }
+        // Drops of flows whose sender is elsewhere go out with this window's post.
+        self.hosts.count_drops(&mut self.cx);
+        self.cx.counters.events - start
+    }
+
+    /// This window's post for process `to` (taken: the outbox keeps `spare`'s buffers).
+    pub(crate) fn swap_post(&mut self, to: usize, spare: &mut Post) {
+        let out = self
+            .cx
+            .outbox
+            .as_mut()
+            .expect("a process of a parallel run");
+        std::mem::swap(&mut out.to[to], spare);
+    }
+
+    /// Takes in another process's post: its packets into this arena and queue (their
+    /// flow slots this process's), its notes to the hosts. Leaves `post` empty.
+    pub(crate) fn import(&mut self, post: &mut Post) {
+        for parcel in post.parcels.drain(..) {
+            let mut p = parcel.pkt;
+            self.hosts.adopt(&mut p);
+            let i = self.cx.pkts.put(parcel.hot, p);
+            let mut ev = parcel.ev;
+            match &mut ev {
+                Ev::Arrive { pkt, .. } | Ev::Header { pkt, .. } => *pkt = i,
+                _ => unreachable!("only packets cross between processes"),
+            }
+            self.cx.push(parcel.time, ev);
+        }
+        for note in post.notes.drain(..) {
+            self.hosts.on_note(&mut self.cx, note);
+        }
+    }
+
+    /// A parallel run's process: flows whose sender's end is here and still active, and
+    /// whether the workload will start no more.
+    pub(crate) fn part_status(&self) -> (u64, bool) {
+        (self.hosts.active_flows(), self.hosts.exhausted())
+    }
+
+    /// A parallel run's process: the run has stopped (its flows are recorded).
+    pub(crate) fn end_part(&mut self) {
+        if !self.ended {
+            self.end();
+        }
+    }
+
+    /// Receivers' halves written, and each record's window and kind (parallel runs).
+    pub(crate) fn take_halves(&mut self) -> (Vec<ReceiverHalf>, Vec<(u64, bool)>) {
+        self.hosts.take_halves()
+    }
+
+    /// Port `port` of switch `node`'s report, and the NIC reports (parallel runs gather
+    /// them from the processes that own them).
+    pub(crate) fn switch_reports(&self, node: u32) -> Vec<PortReport> {
+        self.switches[(node - self.cx.fabric.hosts()) as usize].reports(self.cx.now)
+    }
+
+    pub(crate) fn nic_report(&self, host: u32, now: Ps) -> PortReport {
+        self.hosts.nics()[host as usize].report(now)
+    }
+
+    /// The arena's packets and those of its data still in the network (bytes, wire
+    /// bytes): for a parallel run's end.
+    pub(crate) fn in_flight(&self) -> (u64, u64) {
+        let (mut bytes, mut wire) = (0, 0);
+        for (i, p) in self.cx.pkts.live_packets() {
+            if p.journey & crate::packet::IN_NETWORK != 0 {
+                bytes += p.payload();
+                wire += self.cx.pkts.hot(i).wire as u64;
+            }
+        }
+        (bytes, wire)
+    }
+}
+
+/// Process `lp` of `part` is what `cx`, `hosts` and `switches` were built as: the ports
+/// whose peer is another process's send by the post, the hosts keep their share.
+pub(super) fn take_part(
+    cx: &mut Ctx,
+    hosts: &mut Hosts,
+    switches: &mut [Switch],
+    part: &Arc<Partition>,
+    lp: u32,
+) {
+    let owns = |n: u32| part.lp(n) == lp;
+    for (i, sw) in switches.iter_mut().enumerate() {
+        if owns(hosts.count() + i as u32) {
+            sw.cut_links(|peer| !owns(peer));
+        }
+    }
+    hosts.cut_links(|host, peer| owns(host) && !owns(peer));
+    hosts.take_share(Share::new(part.clone(), lp));
+    cx.outbox = Some(Box::new(Outbox::new(part.clone(), lp)));
+}
