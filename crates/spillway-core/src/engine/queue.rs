@@ -110,6 +110,12 @@ pub struct EventQueue<T: Copy> {
     /// Only a hint: if the node has been reused since, the walk prefetches lines
     /// nobody needs, and the next cursor move restarts it.
     walk_at: u32,
+    /// (debug builds) The last popped event's time, and the one before it (`unpop`
+    /// returns to it): no push may be earlier. Not the cursor's slot: `unpop` and
+    /// `peek_time` leave the cursor at an event beyond, and a parallel run's post then
+    /// brings events between (they join `cur`, in order).
+    #[cfg(debug_assertions)]
+    floor: (Ps, Ps),
 }
 
 impl<T: Copy> Default for EventQueue<T> {
@@ -143,6 +149,8 @@ impl<T: Copy> EventQueue<T> {
             far_slot: u64::MAX,
             walk: false,
             walk_at: NIL,
+            #[cfg(debug_assertions)]
+            floor: (0, 0),
         }
     }
 
@@ -163,7 +171,8 @@ impl<T: Copy> EventQueue<T> {
     pub fn push(&mut self, time: Ps, item: T) {
         self.len += 1;
         let slot = time >> self.shift;
-        debug_assert!(slot >= self.cursor, "event in the past");
+        #[cfg(debug_assertions)]
+        debug_assert!(time >= self.floor.0, "event in the past");
         // Nearly every event lands in the ring ahead of the cursor: that path is inlined
         // at every call site, the rest is not.
         // cursor < slot < cursor + slots, in one compare.
@@ -179,7 +188,9 @@ impl<T: Copy> EventQueue<T> {
     #[inline(never)]
     fn push_slow(&mut self, slot: u64, time: Ps, item: T) {
         if slot <= self.cursor {
-            // After every queued event of the same time or earlier.
+            // The cursor's slot, or an earlier one left empty behind it (a parallel
+            // run's post after `unpop`): into `cur`, after every queued event of the
+            // same time or earlier.
             let at = self.cur.partition_point(|x| x.0 > time);
             self.cur.insert(at, (time, item));
         } else {
@@ -270,15 +281,20 @@ impl<T: Copy> EventQueue<T> {
         if self.walk {
             self.walk_step();
         }
-        if let Some(it) = self.cur.pop() {
-            self.len -= 1;
-            return Some(it);
-        }
-        if self.len == 0 {
-            return None;
-        }
+        let it = if let Some(it) = self.cur.pop() {
+            it
+        } else {
+            if self.len == 0 {
+                return None;
+            }
+            self.advance()
+        };
         self.len -= 1;
-        Some(self.advance())
+        #[cfg(debug_assertions)]
+        {
+            self.floor = (it.0, self.floor.0);
+        }
+        Some(it)
     }
 
     /// Puts back the event [`Self::pop`] just returned, so that it pops next again (a
@@ -286,6 +302,10 @@ impl<T: Copy> EventQueue<T> {
     pub fn unpop(&mut self, time: Ps, item: T) {
         self.len += 1;
         self.cur.push((time, item));
+        #[cfg(debug_assertions)]
+        {
+            self.floor.0 = self.floor.1;
+        }
     }
 
     /// The earliest event's time, if any.

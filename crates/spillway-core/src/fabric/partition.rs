@@ -15,9 +15,11 @@ use super::topology::Shape;
 use super::Fabric;
 use crate::units::{serialization_ps, Ps};
 
-/// The shortest frame a link carries (a pause frame, an ACK with no option), with its
-/// framing: what bounds how soon a packet sent on a cut link can arrive.
-const MIN_FRAME: u64 = 64;
+/// The least a frame adds to a link's propagation before it arrives: one byte's
+/// serialization. (A header-only frame is shorter than 64 bytes with
+/// `topology.framing_bytes = 0`; 64 let a pFabric probe's arrival into a window already
+/// run.)
+const MIN_FRAME: u64 = 1;
 
 #[derive(Debug, Clone)]
 pub struct Partition {
@@ -26,7 +28,7 @@ pub struct Partition {
     /// Logical processes.
     pub count: u32,
     /// No event one process sends another arrives sooner than this after it was sent:
-    /// the least, over cut links, of propagation plus a minimum frame's serialization.
+    /// the least, over cut links, of propagation plus one byte's serialization.
     pub lookahead: Ps,
 }
 
@@ -176,8 +178,8 @@ mod tests {
                 2
             );
         }
-        // 1 us of propagation plus 64 bytes at 10 Gbit/s.
-        assert_eq!(p.lookahead, 1_000_000 + 51_200);
+        // 1 us of propagation plus a byte at 10 Gbit/s.
+        assert_eq!(p.lookahead, 1_000_000 + 800);
         let two = Partition::plan(&f, 2).unwrap();
         assert_eq!(two.lp(0), 0);
         assert_eq!(two.lp(hosts - 1), 1);
