@@ -6,6 +6,7 @@ Clocks far from zero (starts up to a day, slow links, long delays) exercise the 
 arithmetic near its limits (docs/reference.md § Limits)."""
 
 import random
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -47,16 +48,23 @@ def _workload(rng: random.Random, hosts: int) -> str:
     return f'kind = "request_response"\nload = 0.3\nqueries = {rng.randint(10, 100)}'
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_random_runs_to_completion_keep_their_outputs_true(seed: int) -> None:
+def draws(seed: int, count: int = 60) -> Iterator[tuple[str, str, list[str]]]:
+    """The random combinations: (topology, scenario text, overrides), ``count`` of them
+    from ``seed`` (tests/test_parallel.py runs the same draws cut into processes)."""
     rng = random.Random(1000 + seed)
-    ran = 0
-    for _ in range(60):
+    for _ in range(count):
         topo = rng.choice(TOPOLOGIES)
         hosts = {0: 6, 1: 8, 2: 9, 3: 16}[TOPOLOGIES.index(topo)]
         text = f"[topology]\n{topo}\n[workload]\n{_workload(rng, hosts)}\n"
         knobs = sorted(MECHANISMS.items()) + sorted(TIMING.items())
         overrides = [f"{k}={rng.choice(v)}" for k, v in rng.sample(knobs, rng.randint(2, 10))]
+        yield topo, text, overrides
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_runs_to_completion_keep_their_outputs_true(seed: int) -> None:
+    ran = 0
+    for _topo, text, overrides in draws(seed):
         try:
             sim = _core.Simulation(text, overrides + ["run.duration=off",
                                                       "run.max_events=20000000"], None)

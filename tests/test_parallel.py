@@ -5,7 +5,6 @@ any `threads`; the command line takes `--threads`; sweeps share the cores."""
 
 import hashlib
 import json
-import random
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +12,7 @@ import pytest
 import spillway
 from spillway import ScenarioError, _core
 from spillway.sweep import thread_share
-from test_fuzz import MECHANISMS
-from test_fuzz_runs import TIMING, TOPOLOGIES, _workload
+from test_fuzz_runs import draws
 
 ROOT = Path(__file__).resolve().parent.parent
 THREADS = [1, 2, 3, 4, 8]
@@ -36,14 +34,8 @@ def _flows(text: str, overrides: list[str]) -> tuple[dict[str, np.ndarray], dict
 def test_fuzz_draws_cut_into_processes_give_the_same_flows_for_any_thread_count(
         seed: int) -> None:
     """The fuzz runs' draws (same generator) on the fabrics a parallel run cuts."""
-    rng = random.Random(1000 + seed)
     ran = 0
-    for _ in range(60):
-        topo = rng.choice(TOPOLOGIES)
-        hosts = {0: 6, 1: 8, 2: 9, 3: 16}[TOPOLOGIES.index(topo)]
-        text = f"[topology]\n{topo}\n[workload]\n{_workload(rng, hosts)}\n"
-        knobs = sorted(MECHANISMS.items()) + sorted(TIMING.items())
-        overrides = [f"{k}={rng.choice(v)}" for k, v in rng.sample(knobs, rng.randint(2, 10))]
+    for topo, text, overrides in draws(seed):
         if "leaf_spine" not in topo and "fat_tree" not in topo:
             continue
         base = overrides + ["run.duration=off", "run.max_events=3000000",

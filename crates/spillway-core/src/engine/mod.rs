@@ -283,15 +283,7 @@ impl Sim {
                 };
                 break;
             }
-            self.cx.now = time;
-            self.cx.counters.events += 1;
-            if self.cx.queue().prefetching() {
-                if let Some(&next) = self.cx.queue().peek_near() {
-                    self.prefetch_for(next);
-                }
-            }
-            self.dispatch(time, ev);
-            self.hosts.poll_woken(&mut self.cx);
+            self.run_event(time, ev);
         }
         if self.cx.counters.events >= self.event_limit && !self.finished() {
             self.cx.stop = StopReason::MaxEvents;
@@ -300,6 +292,21 @@ impl Sim {
             self.end();
         }
         self.finished()
+    }
+
+    /// Event `ev` at `time` runs: the clock moves, the next event's lines start loading,
+    /// the component it concerns handles it, the flows it woke send.
+    #[inline(always)]
+    fn run_event(&mut self, time: Ps, ev: Ev) {
+        self.cx.now = time;
+        self.cx.counters.events += 1;
+        if self.cx.queue().prefetching() {
+            if let Some(&next) = self.cx.queue().peek_near() {
+                self.prefetch_for(next);
+            }
+        }
+        self.dispatch(time, ev);
+        self.hosts.poll_woken(&mut self.cx);
     }
 
     /// Hands event `ev` at `time` to the component it concerns.

@@ -31,15 +31,7 @@ impl Sim {
                 self.cx.queue_mut().unpop(time, ev);
                 break;
             }
-            self.cx.now = time;
-            self.cx.counters.events += 1;
-            if self.cx.queue().prefetching() {
-                if let Some(&next) = self.cx.queue().peek_near() {
-                    self.prefetch_for(next);
-                }
-            }
-            self.dispatch(time, ev);
-            self.hosts.poll_woken(&mut self.cx);
+            self.run_event(time, ev);
         }
         // Drops of flows whose sender is elsewhere go out with this window's post.
         self.hosts.count_drops(&mut self.cx);

@@ -211,6 +211,12 @@ impl Arena {
             class: p.class,
             kind: p.kind,
         };
+        self.store(h, p)
+    }
+
+    /// Packet `p` with hot part `h` into a free slot (or a new one).
+    #[inline(always)]
+    fn store(&mut self, h: Hot, p: Packet) -> u32 {
         if let Some(i) = self.free.pop() {
             self.hot[i as usize] = h;
             self.cold[i as usize] = p;
@@ -263,15 +269,7 @@ impl Arena {
     /// Stores a packet that came from another process, its hot part as it was there.
     pub fn put(&mut self, mut h: Hot, p: Packet) -> u32 {
         h.next = NIL;
-        if let Some(i) = self.free.pop() {
-            self.hot[i as usize] = h;
-            self.cold[i as usize] = p;
-            i
-        } else {
-            self.hot.push(h);
-            self.cold.push(p);
-            (self.cold.len() - 1) as u32
-        }
+        self.store(h, p)
     }
 
     /// Rewrites packet i as `p` (FastLane turns a victim into a notification in place).
