@@ -39,31 +39,15 @@ pub struct Post {
     pub notes: Vec<Note>,
 }
 
-/// A process's outgoing post, by destination, and whom it belongs to.
+/// A process's outgoing post, by destination.
 pub struct Outbox {
     pub part: Arc<Partition>,
-    pub lp: u32,
     pub to: Vec<Post>,
 }
 
 impl Outbox {
-    pub fn new(part: Arc<Partition>, lp: u32) -> Outbox {
+    pub fn new(part: Arc<Partition>) -> Outbox {
         let to = (0..part.count).map(|_| Post::default()).collect();
-        Outbox { part, lp, to }
-    }
-
-    /// Whether `node` belongs to this process.
-    #[inline(always)]
-    pub fn owns(&self, node: u32) -> bool {
-        self.part.lp(node) == self.lp
-    }
-
-    /// The earliest time of any parcel posted (u64::MAX: none).
-    pub fn earliest(&self) -> Ps {
-        self.to
-            .iter()
-            .flat_map(|p| p.parcels.iter().map(|x| x.time))
-            .min()
-            .unwrap_or(Ps::MAX)
+        Outbox { part, to }
     }
 }

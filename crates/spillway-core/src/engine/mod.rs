@@ -9,6 +9,7 @@
 pub mod context;
 pub mod event;
 pub mod mailbox;
+mod outputs;
 pub mod parallel;
 mod process;
 pub mod queue;
@@ -21,11 +22,6 @@ use crate::fabric::topology::TopologySpec;
 use crate::fabric::Fabric;
 use crate::host::Hosts;
 use crate::output::counters::Counters;
-use crate::output::flow_throughput::FlowThroughputRecords;
-use crate::output::flows::FlowRecords;
-use crate::output::pings::PingRecords;
-use crate::output::ports::PortRecords;
-use crate::output::timeseries::TimeseriesRecords;
 use crate::packet::prefetch;
 use crate::rng::{component, Rng};
 use crate::switch::deadlock;
@@ -36,7 +32,7 @@ use crate::switch::{Switch, SwitchKind};
 use crate::transport::cc::kinds::Cc;
 use crate::transport::tcp::sender::TcpSender;
 use crate::units::Ps;
-use crate::workload::{QueryRecord, Traffic};
+use crate::workload::Traffic;
 use context::Ctx;
 pub use context::StopReason;
 use event::{Ev, Sampled, ROUTE_ON_ARRIVAL};
@@ -122,8 +118,9 @@ impl Sim {
     }
 
     /// The run of `sc` on `fabric`: the whole of it, or with `part`, logical process
-    /// `part.1`'s share of a parallel run (its switches, its hosts, the flows with an
-    /// end among them; the rest of the fabric is other processes', reached by the post).
+    /// `part.1`'s share of a parallel run (its switches built, the others' place
+    /// holders; its queue sized for its hosts), which `Sim::take_part` (process.rs)
+    /// then wires to the post.
     pub(crate) fn build(
         sc: &Scenario,
         fabric: Arc<Fabric>,
@@ -141,7 +138,7 @@ impl Sim {
         let mut cx = Ctx::new(queue, fabric, forwarding);
         let framing = sc.topology.framing_bytes;
         let hosts = cx.fabric.hosts();
-        let mut switches = (hosts..cx.fabric.node_count() as u32)
+        let switches = (hosts..cx.fabric.node_count() as u32)
             .map(|n| {
                 if owns(n) {
                     Switch::new(&sc.switch, &cx.fabric, n, seed, framing)
@@ -172,9 +169,6 @@ impl Sim {
         let mut hosts = Hosts::new(&sc.host, &sc.transport, traffic, &cx, framing, seed);
         if sc.switch.flow_control() != FlowControl::None {
             hosts.obey_pauses();
-        }
-        if let Some((p, lp)) = &part {
-            process::take_part(&mut cx, &mut hosts, &mut switches, p, *lp);
         }
         hosts.start(&mut cx);
         let ports = hosts.nics().len() + switches.iter().map(|s| s.ports().len()).sum::<usize>();
@@ -400,37 +394,6 @@ impl Sim {
         self.again(now + every, Ev::Ping);
     }
 
-    /// `run.timeseries_interval`'s samples taken since the last call.
-    pub fn take_timeseries(&mut self) -> TimeseriesRecords {
-        self.sampling.take_timeseries()
-    }
-
-    /// `run.timeseries_interval` is set: the run writes timeseries.parquet.
-    pub fn has_timeseries(&self) -> bool {
-        self.sampling.has_timeseries()
-    }
-
-    /// `run.flow_throughput_interval`'s rows written since the last call.
-    pub fn take_flow_throughput(&mut self) -> FlowThroughputRecords {
-        self.hosts.take_flow_throughput()
-    }
-
-    /// `run.flow_throughput_interval` is set: the run writes flow_throughput.parquet.
-    pub fn has_flow_throughput(&self) -> bool {
-        self.hosts.tracks_flow_throughput()
-    }
-
-    /// `[ping]`'s rows that are final: while the run goes on, those up to the first
-    /// request still unanswered; once it has ended, all (unanswered ones with no RTT).
-    pub fn take_pings(&mut self) -> PingRecords {
-        self.hosts.take_pings(self.ended)
-    }
-
-    /// `[ping]` is on: the run writes pings.parquet.
-    pub fn has_pings(&self) -> bool {
-        self.hosts.has_pings()
-    }
-
     /// Looks for a cycle of ports paused since the last check; stops the run on one,
     /// else checks again later.
     #[inline(never)]
@@ -517,41 +480,6 @@ impl Sim {
         self.ended = true;
         self.hosts.end(&mut self.cx);
         self.cx.counters.peak_packets = self.cx.pkts.capacity() as u64;
-    }
-
-    /// Takes the flow records produced since the last call (stream them out).
-    pub fn take_flows(&mut self) -> FlowRecords {
-        self.hosts.take_flows()
-    }
-
-    pub fn take_queries(&mut self) -> Vec<QueryRecord> {
-        self.hosts.take_queries()
-    }
-
-    /// Every port's record, node by node (hosts' NICs first), port by port.
-    pub fn port_records(&self) -> PortRecords {
-        let now = self.cx.now;
-        let mut r = PortRecords::default();
-        // Rows in the samplers' port order.
-        let mut k = 0;
-        for (h, rep) in self.hosts.reports(now).into_iter().enumerate() {
-            r.push(h as u32, 0, false, &rep, self.sampling.queue_row(k));
-            k += 1;
-        }
-        let hosts = self.cx.fabric.hosts();
-        for (s, sw) in self.switches.iter().enumerate() {
-            for (i, rep) in sw.reports(now).iter().enumerate() {
-                r.push(
-                    hosts + s as u32,
-                    i as u32,
-                    true,
-                    rep,
-                    self.sampling.queue_row(k),
-                );
-                k += 1;
-            }
-        }
-        r
     }
 
     pub fn hosts(&self) -> u32 {

@@ -139,8 +139,12 @@ impl Parallel {
         let fabric = Arc::new(fabric);
         let part = Arc::new(part);
         let mut lps = (0..part.count)
-            .map(|lp| Sim::build(sc, fabric.clone(), Some((part.clone(), lp))).map(Lp))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|lp| {
+                let mut s = Sim::build(sc, fabric.clone(), Some((part.clone(), lp)))?;
+                s.take_part(&part, lp);
+                Ok(Lp(s))
+            })
+            .collect::<Result<Vec<_>, ScenarioError>>()?;
         let status = lps.iter_mut().map(|s| Status::of(s)).collect();
         let threads = threads.clamp(1, lps.len());
         let stats = ParallelStats {

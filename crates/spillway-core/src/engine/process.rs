@@ -2,19 +2,33 @@
 //! window of events, its post out and in, what it publishes at a window's end, and
 //! what the run gathers from it at the end.
 
-use super::context::Ctx;
 use super::event::Ev;
 use super::mailbox::{Outbox, Post};
 use super::Sim;
 use crate::fabric::partition::Partition;
 use crate::host::share::Share;
-use crate::host::{Hosts, ReceiverHalf};
+use crate::host::ReceiverHalf;
 use crate::switch::port::PortReport;
-use crate::switch::Switch;
 use crate::units::Ps;
 use std::sync::Arc;
 
 impl Sim {
+    /// This run, built as process `lp` of `part` (`Sim::build`), becomes it: the ports
+    /// whose peer is another process's send by the post, the hosts keep their share.
+    /// (Before its first event: building scheduled only the workload's first arrival.)
+    pub(crate) fn take_part(&mut self, part: &Arc<Partition>, lp: u32) {
+        let owns = |n: u32| part.lp(n) == lp;
+        let hosts = self.hosts.count();
+        for (i, sw) in self.switches.iter_mut().enumerate() {
+            if owns(hosts + i as u32) {
+                sw.cut_links(|peer| !owns(peer));
+            }
+        }
+        self.hosts.cut_links(|host, peer| owns(host) && !owns(peer));
+        self.hosts.take_share(Share::new(part.clone(), lp));
+        self.cx.outbox = Some(Box::new(Outbox::new(part.clone())));
+    }
+
     /// A parallel run's process: the earliest pending event's time, if any.
     pub(crate) fn next_time(&mut self) -> Option<Ps> {
         self.cx.queue_mut().peek_time()
@@ -85,8 +99,8 @@ impl Sim {
         self.hosts.take_halves()
     }
 
-    /// Port `port` of switch `node`'s report, and the NIC reports (parallel runs gather
-    /// them from the processes that own them).
+    /// Every port's report of switch `node`, and below a host's NIC's (parallel runs
+    /// gather them from the processes that own them).
     pub(crate) fn switch_reports(&self, node: u32) -> Vec<PortReport> {
         self.switches[(node - self.cx.fabric.hosts()) as usize].reports(self.cx.now)
     }
@@ -95,36 +109,9 @@ impl Sim {
         self.hosts.nics()[host as usize].report(now)
     }
 
-    /// The arena's packets and those of its data still in the network (bytes, wire
-    /// bytes): for a parallel run's end.
+    /// Payload and wire bytes of this process's data still in the network: for a
+    /// parallel run's end.
     pub(crate) fn in_flight(&self) -> (u64, u64) {
-        let (mut bytes, mut wire) = (0, 0);
-        for (i, p) in self.cx.pkts.live_packets() {
-            if p.journey & crate::packet::IN_NETWORK != 0 {
-                bytes += p.payload();
-                wire += self.cx.pkts.hot(i).wire as u64;
-            }
-        }
-        (bytes, wire)
+        self.cx.pkts.in_network()
     }
-}
-
-/// Process `lp` of `part` is what `cx`, `hosts` and `switches` were built as: the ports
-/// whose peer is another process's send by the post, the hosts keep their share.
-pub(super) fn take_part(
-    cx: &mut Ctx,
-    hosts: &mut Hosts,
-    switches: &mut [Switch],
-    part: &Arc<Partition>,
-    lp: u32,
-) {
-    let owns = |n: u32| part.lp(n) == lp;
-    for (i, sw) in switches.iter_mut().enumerate() {
-        if owns(hosts.count() + i as u32) {
-            sw.cut_links(|peer| !owns(peer));
-        }
-    }
-    hosts.cut_links(|host, peer| owns(host) && !owns(peer));
-    hosts.take_share(Share::new(part.clone(), lp));
-    cx.outbox = Some(Box::new(Outbox::new(part.clone(), lp)));
 }

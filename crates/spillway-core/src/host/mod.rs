@@ -26,7 +26,7 @@ use crate::output::flow_throughput::FlowThroughputRecords;
 use crate::output::flows::FlowRecords;
 use crate::output::pings::PingRecords;
 use crate::packet::wire::wire_bytes;
-use crate::packet::{PktKind, IN_NETWORK};
+use crate::packet::PktKind;
 use crate::switch::port::PortReport;
 use crate::transport::connection::Segment;
 use crate::transport::{Transport, TransportConfig};
@@ -322,19 +322,13 @@ impl Hosts {
         if let Qdisc::Fastpass(fp) = &mut self.qdisc {
             fp.end(cx);
         }
-        // Data still on its way when the run stopped is not dead: counted apart.
-        let (mut bytes, mut wire) = (0, 0);
-        for (i, p) in cx.pkts.live_packets() {
-            if p.journey & IN_NETWORK != 0 {
-                bytes += p.payload();
-                wire += cx.pkts.hot(i).wire as u64;
-            }
-        }
-        let c = &mut cx.counters;
-        c.in_flight_data_bytes = bytes;
+        // A parallel run's processes send and receive apart: the run settles these
+        // over all of them (engine/parallel.rs).
         if self.share.is_none() {
-            // A parallel run's processes send and receive apart: their sums decide
-            // (engine/parallel.rs).
+            // Data still on its way when the run stopped is not dead: counted apart.
+            let (bytes, wire) = cx.pkts.in_network();
+            let c = &mut cx.counters;
+            c.in_flight_data_bytes = bytes;
             c.dead_bytes = c.host_sent_data_bytes - c.host_received_data_bytes - bytes;
             c.dead_wire_bytes =
                 c.host_sent_data_wire_bytes - c.host_received_data_wire_bytes - wire;

@@ -300,6 +300,19 @@ impl Arena {
             .filter(move |(i, _)| !free[*i])
             .map(|(i, p)| (i as u32, p))
     }
+    /// Payload and wire bytes of the data packets still in the network (sent by a host,
+    /// not yet received): walks the whole arena, for the end of a run.
+    pub fn in_network(&self) -> (u64, u64) {
+        let (mut bytes, mut wire) = (0, 0);
+        for (i, p) in self.live_packets() {
+            if p.journey & IN_NETWORK != 0 {
+                bytes += p.payload();
+                wire += self.hot(i).wire as u64;
+            }
+        }
+        (bytes, wire)
+    }
+
     pub fn capacity(&self) -> usize {
         self.cold.len()
     }
