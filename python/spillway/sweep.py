@@ -265,8 +265,8 @@ def run_point(out: str, base_text: str, base_dir: str | None, overrides: list[st
     tmp = root / "points" / f".tmp-{point_hash}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     t0 = time.perf_counter()
     try:
-        share = ([f"run.threads={threads}"]
-                 if threads is not None and not _sets_threads(base_text, overrides) else [])
+        own = _threads_of(_base_threads(base_text), overrides)
+        share = [f"run.threads={threads}"] if threads is not None and own is None else []
         sim = _core.Simulation(base_text, overrides + share, base_dir)
         summary = write_outputs(sim, tmp, progress=False)
         (tmp / "point.json").write_text(json.dumps(
@@ -286,14 +286,23 @@ def run_point(out: str, base_text: str, base_dir: str | None, overrides: list[st
         shutil.rmtree(tmp, ignore_errors=True)  # gone already unless the run stopped
 
 
-def _sets_threads(base_text: str, overrides: list[str]) -> bool:
-    """The point sets ``run.threads`` itself (in the base scenario's [run] or an axis)."""
-    if any(o.split("=", 1)[0].strip() == "run.threads" for o in overrides):
-        return True
+def _base_threads(base_text: str) -> str | None:
+    """``run.threads`` as the base scenario's [run] sets it, as text (None: unset)."""
     try:
-        return "threads" in tomllib.loads(base_text).get("run", {})
+        v = tomllib.loads(base_text).get("run", {}).get("threads")
     except tomllib.TOMLDecodeError:
-        return False
+        return None
+    return None if v is None else str(v)
+
+
+def _threads_of(base: str | None, overrides: list[str]) -> str | None:
+    """``run.threads`` as a point sets it (its last axis override, else the base's ``base``
+    value), as text; None: the point leaves it to the default."""
+    for o in reversed(overrides):
+        k, _, v = o.partition("=")
+        if k.strip() == "run.threads":
+            return v.strip()
+    return base
 
 
 def thread_share(workers: int, cores: int | None = None) -> int:
@@ -416,19 +425,10 @@ def _lock(out: Path) -> Iterator[None]:
 
 
 def _explicit_threads(sweep: Sweep) -> int:
-    """The largest whole ``run.threads`` the sweep's base or points set (0: none)."""
-    found = []
-    try:
-        found.append(tomllib.loads(sweep.base_text).get("run", {}).get("threads"))
-    except tomllib.TOMLDecodeError:
-        pass
-    for p in sweep.points:
-        for o in p.overrides:
-            k, _, v = o.partition("=")
-            if k.strip() == "run.threads":
-                found.append(v.strip())
-    ints = [int(x) for x in found if str(x).isdigit()]
-    return max(ints, default=0)
+    """The largest whole ``run.threads`` the sweep's points set (0: none)."""
+    base = _base_threads(sweep.base_text)
+    found = (_threads_of(base, p.overrides) for p in sweep.points)
+    return max((int(x) for x in found if x is not None and x.isdigit()), default=0)
 
 
 def _run_locked(sweep: Sweep, out: Path, workers: int | None, backend: str,
