@@ -43,7 +43,7 @@ def test_fuzz_draws_cut_into_processes_give_the_same_flows_for_any_thread_count(
         try:
             _core.validate(text, base + ["run.threads=1"], None)
         except ScenarioError:
-            continue  # refused at validation (a parallel run refuses incast and queries)
+            continue  # refused at validation (a parallel run refuses Fastpass)
         ref, counters, stop = _flows(text, base + ["run.threads=1"])
         what = (text, overrides)
         for t in THREADS[1:]:
@@ -56,10 +56,12 @@ def test_fuzz_draws_cut_into_processes_give_the_same_flows_for_any_thread_count(
         if stop == "all_flows_done":
             # The fuzz runs' truths hold on the cut fabric too.
             assert (ref["finish_ps"] >= ref["start_ps"]).all(), what
-            assert (ref["slowdown"] >= 1.0 - 1e-9).all(), what
+            # (As in test_fuzz_runs: ports' clocks up to 100 ppm fast may beat the ideal.)
+            floor = 1 - 3e-4 if "topology.clock_ppm=100" in overrides else 1.0 - 1e-9
+            assert (ref["slowdown"] >= floor).all(), what
             assert (ref["delivered_bytes"] == ref["size_bytes"]).all(), what
             assert counters["bytes_delivered"] == counters["bytes_offered"], what
-    assert ran >= 5, ran
+    assert ran >= 8, ran
 
 
 def _digest(out: Path, name: str) -> str:
@@ -86,6 +88,24 @@ def test_run_writes_the_same_files_for_any_thread_count(tmp_path: Path) -> None:
     assert summaries[0]["flows_finished"] > 50
 
 
+def test_every_table_is_the_same_for_any_thread_count(tmp_path: Path) -> None:
+    """Queries on DeTail's lossless fabric, cut into racks, with every sampler and
+    pings: each file the run writes is byte-identical for 1, 2 and 4 threads."""
+    scenario = ROOT / "examples" / "detail" / "priority_pfc.toml"
+    sets = ["run.duration=3ms", "run.partitions=auto", "run.timeseries_interval=100us",
+            "run.queue_sample_interval=20us", "run.flow_throughput_interval=500us",
+            "ping.interval=50us", "ping.src=0", "ping.dst=95"]
+    outs = [tmp_path / f"t{t}" for t in (1, 2, 4)]
+    for t, out in zip((1, 2, 4), outs, strict=True):
+        res = spillway.run(scenario, out, sets, progress=False, threads=t)
+        assert res.summary["partitions"] > 1
+    names = ["flows.parquet", "queries.parquet", "ports.parquet", "timeseries.parquet",
+             "flow_throughput.parquet", "pings.parquet"]
+    for name in names:
+        assert (outs[0] / name).exists(), name
+        assert len({_digest(o, name) for o in outs}) == 1, name
+
+
 def test_the_command_line_takes_threads(tmp_path: Path) -> None:
     from spillway.cli import main
 
@@ -102,8 +122,9 @@ def test_the_command_line_takes_threads(tmp_path: Path) -> None:
 def test_refusals_name_the_key() -> None:
     text = (ROOT / "examples" / "query.toml").read_text()
     with pytest.raises(ScenarioError) as e:
-        _core.validate(text, ["run.partitions=2"], None)
-    assert "parallel run" in str(e.value) and "workload.kind" in str(e.value)
+        _core.validate(text, ["run.partitions=2", "host.qdisc=fastpass",
+                              "fastpass.arbiter=0"], None)
+    assert "parallel run" in str(e.value) and "host.qdisc" in str(e.value)
 
 
 def test_sweep_workers_share_the_cores() -> None:

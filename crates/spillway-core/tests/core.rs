@@ -844,6 +844,34 @@ progress_limit = "1ms"
             sim.stop_detail().to_string(),
         )
     };
+    // Cut into racks (a parallel run): every process checks at the same times and
+    // the run stops when none saw a byte acknowledged; the same for any thread count.
+    let cut = |senders: u32, threads: u32| {
+        let o = [
+            "run.partitions=auto".to_string(),
+            format!("run.threads={threads}"),
+        ];
+        let sc = Scenario::parse(&text(senders), &o, None).unwrap();
+        let mut r = spillway_core::engine::run::Run::new(&sc).unwrap();
+        assert!(r.partitions().0 > 1);
+        r.run_to_end();
+        let finished = r.counters().flows_finished;
+        (
+            r.stop_reason(),
+            r.now(),
+            finished,
+            r.stop_detail().to_string(),
+        )
+    };
+    assert_eq!(cut(96, 2).0, StopReason::AllFlowsDone);
+    let (reason, at, finished, detail) = cut(160, 1);
+    assert_eq!(reason, StopReason::NoProgress, "{detail}");
+    assert!(finished < 16 && at < 25 * PS_PER_MS, "{finished} {at}");
+    assert!(
+        detail.contains("active flows had no byte acknowledged"),
+        "{detail}"
+    );
+    assert_eq!(cut(160, 2), (reason, at, finished, detail));
     let (reason, _, finished, _) = go(96);
     assert_eq!((reason, finished), (StopReason::AllFlowsDone, 96));
     let (reason, at, finished, detail) = go(160);

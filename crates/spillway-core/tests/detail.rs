@@ -294,6 +294,40 @@ fn a_pfc_deadlock_is_detected_and_named() {
     assert_eq!(ok.sim.counters().drops, 0);
 }
 
+/// The same ring cut into its racks (a parallel run, any thread count): the check looks
+/// over every process's switches at once and finds and names the same cycle.
+#[test]
+fn a_pfc_deadlock_across_processes_is_found() {
+    use spillway_core::config::Scenario;
+    use spillway_core::engine::run::Run;
+    let ring = [RING_NETWORK, RING_ROUTES, RING_TRAFFIC].concat();
+    let mut seen = Vec::new();
+    for threads in ["1", "2"] {
+        let o = [
+            "run.partitions=auto".to_string(),
+            format!("run.threads={threads}"),
+        ];
+        let sc = Scenario::parse(&ring, &o, None).unwrap();
+        let mut r = Run::new(&sc).unwrap();
+        assert_eq!(r.partitions().0, 3);
+        r.run_to_end();
+        assert_eq!(r.stop_reason().as_str(), "deadlock");
+        assert!(
+            r.stop_detail()
+                .contains("leaf0 port 2 (to spine0) -> spine0 port 1 (to leaf1)"),
+            "{}",
+            r.stop_detail()
+        );
+        assert!(r.now() < 60_000_000_000, "at {} ps", r.now());
+        seen.push((
+            r.now(),
+            r.stop_detail().to_string(),
+            r.counters().packet_hops,
+        ));
+    }
+    assert_eq!(seen[0], seen[1]);
+}
+
 /// Host 0 sends to host 1, which four others also send to, and to host 2, which nothing
 /// else sends to; the crossbar runs at line rate (speedup 1), so input 0 waits for output
 /// 1 most of the time.

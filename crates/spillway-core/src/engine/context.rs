@@ -89,26 +89,41 @@ impl Ctx {
     }
 
     /// Schedules `ev` (an `Arrive` or `Header` at a node of another process, over a cut
-    /// link) at `time` there: the packet leaves this process's arena for the post.
+    /// link) at `time` there: the packet goes by the post at the window's end
+    /// ([`Ctx::flush_away`]). It stays in this arena until then: what is done to it
+    /// after it has started on the link (a CoDel mark, decided as it leaves) goes with
+    /// it, as in a whole run.
     #[inline(never)]
-    pub fn send_away(&mut self, time: Ps, mut ev: Ev) {
-        let (node, pkt) = match &mut ev {
-            Ev::Arrive { node, pkt, .. } | Ev::Header { node, pkt, .. } => (*node, pkt),
-            _ => unreachable!("only packets cross between processes"),
-        };
-        let (hot, p) = self.pkts.take(*pkt);
-        *pkt = u32::MAX; // renumbered where it lands
+    pub fn send_away(&mut self, time: Ps, ev: Ev) {
+        debug_assert!(matches!(ev, Ev::Arrive { .. } | Ev::Header { .. }));
         let out = self
             .outbox
             .as_mut()
             .expect("a cut link only in a parallel run");
-        let lp = out.part.lp(node) as usize;
-        out.to[lp].parcels.push(Parcel {
-            time,
-            ev,
-            hot,
-            pkt: p,
-        });
+        out.away.push((time, ev));
+    }
+
+    /// The window's end: the packets sent away leave this arena for the post, in the
+    /// order sent.
+    pub fn flush_away(&mut self) {
+        let Some(out) = self.outbox.as_mut() else {
+            return;
+        };
+        for (time, mut ev) in out.away.drain(..) {
+            let (node, pkt) = match &mut ev {
+                Ev::Arrive { node, pkt, .. } | Ev::Header { node, pkt, .. } => (*node, pkt),
+                _ => unreachable!("only packets cross between processes"),
+            };
+            let (hot, p) = self.pkts.take(*pkt);
+            *pkt = u32::MAX; // renumbered where it lands
+            let lp = out.part.lp(node) as usize;
+            out.to[lp].parcels.push(Parcel {
+                time,
+                ev,
+                hot,
+                pkt: p,
+            });
+        }
     }
 
     /// A note for the process that owns `node`.

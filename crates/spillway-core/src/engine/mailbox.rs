@@ -32,22 +32,41 @@ pub enum Note {
     Dropped { id: u64 },
 }
 
+/// A flow's receiver got its last byte at `time`, in process `lp`: every process's
+/// copy of the workload hears of it (docs/architecture.md § Parallel runs), so that
+/// each makes the same flows of it, one lookahead later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Done {
+    pub time: Ps,
+    pub lp: u32,
+    pub dst: u32,
+    pub tag: u64,
+}
+
 /// One window's post from one process to every process.
 #[derive(Default)]
 pub struct Post {
     pub parcels: Vec<Parcel>,
     pub notes: Vec<Note>,
+    pub dones: Vec<Done>,
 }
 
 /// A process's outgoing post, by destination.
 pub struct Outbox {
     pub part: Arc<Partition>,
     pub to: Vec<Post>,
+    /// This window's packets over cut links, not yet taken from the arena: (when they
+    /// arrive, the event that delivers them).
+    pub away: Vec<(Ps, Ev)>,
 }
 
 impl Outbox {
     pub fn new(part: Arc<Partition>) -> Outbox {
         let to = (0..part.count).map(|_| Post::default()).collect();
-        Outbox { part, to }
+        Outbox {
+            part,
+            to,
+            away: Vec::new(),
+        }
     }
 }

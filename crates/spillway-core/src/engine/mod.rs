@@ -93,6 +93,9 @@ pub struct Sim {
     /// (offered less those neither), at the last check.
     progress_limit: Option<Ps>,
     acked_at_check: u64,
+    /// In a parallel run, the last progress check here: (its time, nothing acknowledged
+    /// here since the one before, flows active here); the run decides over all of them.
+    checked: Option<(Ps, bool, u64)>,
     /// Periodic events queued ([`Ev::periodic`]): when they are all that is left, nothing
     /// else will happen.
     periodic: usize,
@@ -151,8 +154,11 @@ impl Sim {
         let mut periodic = 0;
         let deadlock_after = match sc.switch.kind {
             SwitchKind::Cioq(c) if c.flow_control != FlowControl::None => {
-                cx.push(c.deadlock_after, Ev::DeadlockCheck);
-                periodic += 1;
+                // A parallel run looks for deadlocks over all its processes at once.
+                if part.is_none() {
+                    cx.push(c.deadlock_after, Ev::DeadlockCheck);
+                    periodic += 1;
+                }
                 Some(c.deadlock_after)
             }
             _ => None,
@@ -171,7 +177,7 @@ impl Sim {
             hosts.obey_pauses();
         }
         hosts.start(&mut cx);
-        let ports = hosts.nics().len() + switches.iter().map(|s| s.ports().len()).sum::<usize>();
+        let ports = cx.fabric.all_ports().len();
         let port_lines = switches
             .iter()
             .map(|s| s.ports().as_ptr() as usize)
@@ -206,6 +212,7 @@ impl Sim {
             ping_every: sc.ping.map(|p| p.interval),
             progress_limit: sc.run.progress_limit,
             acked_at_check: 0,
+            checked: None,
             periodic,
         })
     }
@@ -380,9 +387,9 @@ impl Sim {
     /// Sampler `what` samples, and will again.
     #[inline(never)]
     fn sample(&mut self, what: Sampled, now: Ps) {
-        let (hosts, counters) = (&mut self.hosts, &self.cx.counters);
+        let (hosts, cx) = (&mut self.hosts, &self.cx);
         self.sampling
-            .sample(what, now, hosts, &self.switches, counters);
+            .sample(what, now, hosts, &self.switches, &cx.counters, &cx.fabric);
         self.again(now + self.sampling.every(what), Ev::Sample(what));
     }
 
@@ -400,7 +407,9 @@ impl Sim {
     fn check_deadlock(&mut self, now: Ps) {
         let after = self.deadlock_after.expect("checks only with flow control");
         let before = now.saturating_sub(after);
-        if let Some(cycle) = deadlock::find_cycle(&self.switches, &self.cx.fabric, before) {
+        let hosts = self.cx.fabric.hosts();
+        let switch = |n: u32| &self.switches[(n - hosts) as usize];
+        if let Some(cycle) = deadlock::find_cycle(switch, &self.cx.fabric, before) {
             self.cx.stop_detail = deadlock::describe(&cycle, &self.cx.fabric);
             self.cx.stop = StopReason::Deadlock;
             return;
@@ -420,7 +429,9 @@ impl Sim {
         let every = self.progress_limit.expect("checks only with a limit");
         let acked = self.cx.counters.bytes_offered - self.hosts.unsacked_bytes();
         let active = self.hosts.active_flows();
-        if active > 0 && acked == self.acked_at_check && now >= 2 * every {
+        if self.cx.outbox.is_some() {
+            self.checked = Some((now, acked == self.acked_at_check, active));
+        } else if active > 0 && acked == self.acked_at_check && now >= 2 * every {
             self.cx.stop_detail = format!(
                 "{active} active flows had no byte acknowledged since {} (run.progress_limit)",
                 crate::units::format_time(now - every)

@@ -23,8 +23,12 @@ use crate::fabric::partition::Partition;
 use crate::fabric::Fabric;
 use crate::host::ReceiverHalf;
 use crate::output::counters::Counters;
+use crate::output::flow_throughput::FlowThroughputRecords;
 use crate::output::flows::FlowRecords;
+use crate::output::pings::PingRecords;
 use crate::output::ports::PortRecords;
+use crate::output::timeseries::TimeseriesRecords;
+use crate::switch::deadlock;
 use crate::units::{Ps, HORIZON};
 use crate::workload::QueryRecord;
 use std::collections::HashMap;
@@ -44,6 +48,10 @@ struct Status {
     exhausted: bool,
     /// The time of its last event.
     now: Ps,
+    /// Nothing left but samples and checks.
+    idle: bool,
+    /// Its last progress check (`Sim::progress_checked`).
+    checked: Option<(Ps, bool, u64)>,
 }
 
 impl Status {
@@ -55,15 +63,25 @@ impl Status {
             active,
             exhausted,
             now: s.now(),
+            idle: s.idle(),
+            checked: s.progress_checked(),
         }
     }
 }
 
 /// What every thread decides from the statuses, identically.
 enum Decision {
-    Run { until: Ps },
+    Run {
+        until: Ps,
+    },
     Pause,
-    Stop { reason: StopReason, now: Ps },
+    /// Every process has run up to the next look over the whole fabric (a deadlock
+    /// check), which the run then takes with all of them in hand.
+    Global,
+    Stop {
+        reason: StopReason,
+        now: Ps,
+    },
 }
 
 /// Where a run stands after `step`'s windows.
@@ -71,6 +89,7 @@ enum Decision {
 struct Outcome {
     window: u64,
     stop: Option<(StopReason, Ps)>,
+    global: bool,
     peak_active: u64,
     /// Wall seconds this thread waited at barriers.
     waited_s: f64,
@@ -122,10 +141,21 @@ pub struct Parallel {
     stop: StopReason,
     now: Ps,
     ended: bool,
+    /// Why the run stopped, in words, when the reason needs them.
+    detail: String,
+    /// With flow control, `switch.deadlock_after`, and when the next deadlock check is.
+    deadlock_after: Option<Ps>,
+    next_check: Ps,
+    /// `run.progress_limit`.
+    progress_limit: Option<Ps>,
+    /// `ping.src`.
+    ping_src: Option<u32>,
     peak_active: u64,
     /// Counts settled here: flows joined from their two halves, the end's dead bytes.
     settled: Counters,
     merge: RecordMerge,
+    /// Records joined at the run's end and not yet taken.
+    left: FlowRecords,
     stats: ParallelStats,
 }
 
@@ -154,8 +184,15 @@ impl Parallel {
             events_per_partition: vec![0; lps.len()],
             ..ParallelStats::default()
         };
+        let deadlock_after = lps[0].deadlock_after;
         Ok(Parallel {
             merge: RecordMerge::new(lps.len()),
+            left: FlowRecords::default(),
+            detail: String::new(),
+            deadlock_after,
+            next_check: deadlock_after.unwrap_or(Ps::MAX),
+            progress_limit: sc.run.progress_limit,
+            ping_src: sc.ping.map(|p| p.src),
             lps,
             part,
             threads,
@@ -196,12 +233,29 @@ impl Parallel {
         &self.stats
     }
 
+    pub fn stop_detail(&self) -> &str {
+        &self.detail
+    }
+
     /// Runs windows until at least `budget` events have run (or the run stops); true
     /// once it has ended.
     pub fn step(&mut self, budget: u64) -> bool {
-        if self.finished() {
-            return true;
+        let mut ran = 0;
+        while !self.finished() && ran < budget {
+            let before: u64 = self.status.iter().map(|s| s.events).sum();
+            if !self.windows(budget - ran) {
+                break;
+            }
+            // Every process has run every event before the check.
+            self.check_deadlock();
+            ran += self.status.iter().map(|s| s.events).sum::<u64>() - before;
         }
+        self.finished()
+    }
+
+    /// Runs windows on the threads until at least `budget` events have run, the run
+    /// stops, or a look over the whole fabric is due (then true).
+    fn windows(&mut self, budget: u64) -> bool {
         let t0 = Instant::now();
         let n = self.lps.len();
         let shared = Shared {
@@ -209,6 +263,8 @@ impl Parallel {
             status: self.status.iter().map(|s| Mutex::new(*s)).collect(),
             barrier: Barrier::new(self.threads),
             lookahead: self.part.lookahead,
+            check_at: self.next_check,
+            progress_limit: self.progress_limit,
             end_time: self.end_time,
             event_limit: self.event_limit,
             budget,
@@ -257,12 +313,49 @@ impl Parallel {
         if let Some((reason, now)) = o.stop {
             self.stop = reason;
             self.now = now;
+            if reason == StopReason::NoProgress {
+                self.detail = self.no_progress();
+            }
             self.end();
         } else {
             self.now = self.status.iter().map(|s| s.now).max().unwrap_or(0);
         }
         self.stats.wall_s += t0.elapsed().as_secs_f64();
-        self.finished()
+        o.global
+    }
+
+    /// The deadlock check at `next_check` (every process has run up to it): over every
+    /// process's switches, as a whole run's (`Sim::check_deadlock`).
+    fn check_deadlock(&mut self) {
+        let Some(after) = self.deadlock_after else {
+            return;
+        };
+        let now = self.next_check;
+        let fabric = self.lps[0].cx.fabric.clone();
+        let hosts = fabric.hosts();
+        let (lps, part) = (&self.lps, &self.part);
+        let switch = |n: u32| &lps[part.lp(n) as usize].switches[(n - hosts) as usize];
+        if let Some(cycle) = deadlock::find_cycle(switch, &fabric, now.saturating_sub(after)) {
+            self.detail = deadlock::describe(&cycle, &fabric);
+            self.stop = StopReason::Deadlock;
+            self.now = now;
+            self.end();
+            return;
+        }
+        self.next_check = now + after;
+    }
+
+    /// `run.progress_limit`'s stop, in words (`Sim::check_progress`).
+    fn no_progress(&self) -> String {
+        let (at, active) = self.status.iter().fold((0, 0), |(_, a), s| {
+            let (t, _, n) = s.checked.unwrap_or((0, false, 0));
+            (t, a + n)
+        });
+        let every = self.progress_limit.unwrap_or(0);
+        format!(
+            "{active} active flows had no byte acknowledged since {} (run.progress_limit)",
+            crate::units::format_time(at - every)
+        )
     }
 
     pub fn run_to_end(&mut self) {
@@ -288,6 +381,10 @@ impl Parallel {
         st.in_flight_data_bytes = bytes;
         st.dead_bytes = c.host_sent_data_bytes - c.host_received_data_bytes - bytes;
         st.dead_wire_bytes = c.host_sent_data_wire_bytes - c.host_received_data_wire_bytes - wire;
+        // Every flow's halves are joined now, so that the counts of flows finished are
+        // whole whether or not the records have been taken; the next take hands them out.
+        let rest = self.merged();
+        self.left = rest;
     }
 
     /// The run's counters: the processes' summed, with what is settled here.
@@ -299,6 +396,8 @@ impl Parallel {
         // Not sums: the whole run's active flows at their peak (seen at window ends),
         // and the processes' stored packets at theirs, side by side.
         c.peak_active_flows = self.peak_active;
+        // Every process counts the workload's open queries, the same.
+        c.queries_unfinished = self.lps[0].counters().queries_unfinished;
         let st = &self.settled;
         c.flows_finished += st.flows_finished;
         c.flows_unfinished += st.flows_unfinished;
@@ -313,6 +412,17 @@ impl Parallel {
     /// The flow records final since the last call, in the order of (window written,
     /// process, order there): the same for every thread count and every pace of calls.
     pub fn take_flows(&mut self) -> FlowRecords {
+        let mut out = std::mem::take(&mut self.left);
+        let more = self.merged();
+        for i in 0..more.len() {
+            out.push_row(&more, i);
+        }
+        out
+    }
+
+    /// The records the processes have written since the last call, joined, those that
+    /// can go.
+    fn merged(&mut self) -> FlowRecords {
         for (lp, s) in self.lps.iter_mut().enumerate() {
             let rows = s.take_flows();
             let (halves, keys) = s.take_halves();
@@ -321,28 +431,100 @@ impl Parallel {
         self.merge.emit(self.ended, &mut self.settled)
     }
 
+    /// Every process runs the same workload and hears of every completion: process 0's
+    /// query records are the run's (the others', identical, are dropped).
     pub fn take_queries(&mut self) -> Vec<QueryRecord> {
-        self.lps.iter_mut().flat_map(|s| s.take_queries()).collect()
+        let mut lps = self.lps.iter_mut();
+        let rows = lps.next().map(|s| s.take_queries()).unwrap_or_default();
+        for s in lps {
+            debug_assert_eq!(s.take_queries(), rows);
+        }
+        rows
     }
 
     /// Every port's record, node by node (hosts' NICs first), each from the process that
-    /// owns it.
+    /// owns it, with its queue samples there.
     pub fn port_records(&self) -> PortRecords {
         let mut r = PortRecords::default();
         let hosts = self.hosts();
         let now = self.now;
-        let none = crate::output::queues::QueueRow::NONE;
+        let fabric = &self.lps[0].cx.fabric;
         for h in 0..hosts {
-            let rep = self.lps[self.part.lp(h) as usize].nic_report(h, now);
-            r.push(h, 0, false, &rep, none);
+            let lp = &self.lps[self.part.lp(h) as usize];
+            let q = lp.sampling.queue_row(fabric.first_port(h));
+            r.push(h, 0, false, &lp.nic_report(h, now), q);
         }
         for node in hosts..self.part.lp_of.len() as u32 {
             let lp = &self.lps[self.part.lp(node) as usize];
+            let base = fabric.first_port(node);
             for (i, rep) in lp.switch_reports(node).iter().enumerate() {
-                r.push(node, i as u32, true, rep, none);
+                r.push(node, i as u32, true, rep, lp.sampling.queue_row(base + i));
             }
         }
         r
+    }
+
+    pub fn has_timeseries(&self) -> bool {
+        self.lps[0].has_timeseries()
+    }
+
+    /// The timeseries' rows since the last call: every process samples at the same
+    /// times, its own flows and counts, which add up to the run's.
+    pub fn take_timeseries(&mut self) -> TimeseriesRecords {
+        let mut lps = self.lps.iter_mut();
+        let mut t = lps.next().map(|s| s.take_timeseries()).unwrap_or_default();
+        for s in lps {
+            let o = s.take_timeseries();
+            assert_eq!(
+                o.time_ps, t.time_ps,
+                "every process samples at the same times"
+            );
+            let sum = |a: &mut Vec<u64>, b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+            sum(&mut t.active_flows, &o.active_flows);
+            sum(&mut t.outstanding_bytes, &o.outstanding_bytes);
+            sum(&mut t.flows_started, &o.flows_started);
+            sum(&mut t.drops, &o.drops);
+        }
+        t
+    }
+
+    pub fn has_queries(&self) -> bool {
+        self.lps[0].has_queries()
+    }
+
+    pub fn has_pings(&self) -> bool {
+        self.lps[0].has_pings()
+    }
+
+    /// `[ping]`'s rows: its source's process sends and hears the replies.
+    pub fn take_pings(&mut self) -> PingRecords {
+        match self.ping_src {
+            Some(src) => self.lps[self.part.lp(src) as usize].take_pings(),
+            None => PingRecords::default(),
+        }
+    }
+
+    pub fn has_flow_throughput(&self) -> bool {
+        self.lps[0].has_flow_throughput()
+    }
+
+    /// The goodput rows since the last call, each from its flow's sender's process: by
+    /// time, then process, then the order written there.
+    pub fn take_flow_throughput(&mut self) -> FlowThroughputRecords {
+        let mut all = FlowThroughputRecords::default();
+        for s in &mut self.lps {
+            let r = s.take_flow_throughput();
+            for i in 0..r.len() {
+                all.push_row(&r, i);
+            }
+        }
+        let mut order: Vec<usize> = (0..all.len()).collect();
+        order.sort_by_key(|&i| all.time_ps[i]);
+        let mut out = FlowThroughputRecords::default();
+        for i in order {
+            out.push_row(&all, i);
+        }
+        out
     }
 }
 
@@ -353,6 +535,9 @@ struct Shared {
     status: Vec<Mutex<Status>>,
     barrier: Barrier,
     lookahead: Ps,
+    /// The next look over the whole fabric (Ps::MAX: none).
+    check_at: Ps,
+    progress_limit: Option<Ps>,
     end_time: Ps,
     event_limit: u64,
     budget: u64,
@@ -382,11 +567,28 @@ impl Shared {
                 now: last,
             };
         }
-        if next == Ps::MAX {
-            return Decision::Stop {
-                reason: StopReason::Stalled,
-                now: last,
+        if next == Ps::MAX || st.iter().all(|s| s.idle) {
+            // Nothing left to happen (samples and checks do not count, as in a whole run).
+            let reason = if active > 0 {
+                StopReason::Stalled
+            } else {
+                StopReason::AllFlowsDone
             };
+            return Decision::Stop { reason, now: last };
+        }
+        // `run.progress_limit`: every process checks at the same times; the run stops
+        // when at one of them nothing was acknowledged anywhere while flows were active.
+        if let (Some(every), Some((at, ..))) = (self.progress_limit, st[0].checked) {
+            let stuck = st
+                .iter()
+                .all(|s| s.checked.is_some_and(|c| c.0 == at && c.1));
+            let active: u64 = st.iter().filter_map(|s| s.checked).map(|c| c.2).sum();
+            if stuck && active > 0 && at >= 2 * every {
+                return Decision::Stop {
+                    reason: StopReason::NoProgress,
+                    now: last,
+                };
+            }
         }
         if next > self.end_time {
             let reason = if self.end_time == HORIZON {
@@ -408,8 +610,11 @@ impl Shared {
         if events - self.start_events >= self.budget {
             return Decision::Pause;
         }
+        if next >= self.check_at {
+            return Decision::Global;
+        }
         Decision::Run {
-            until: next.saturating_add(self.lookahead),
+            until: next.saturating_add(self.lookahead).min(self.check_at),
         }
     }
 }
@@ -422,12 +627,14 @@ fn worker(mut mine: Vec<(usize, &mut Sim)>, sh: &Shared) -> Outcome {
     let mut waited = 0.0;
     let _guard = PanicGuard(&sh.barrier);
     loop {
-        let until = match sh.decide(&mut peak) {
+        let d = sh.decide(&mut peak);
+        let until = match d {
             Decision::Run { until } => until,
-            Decision::Pause => {
+            Decision::Pause | Decision::Global => {
                 return Outcome {
                     window: w,
                     stop: None,
+                    global: matches!(d, Decision::Global),
                     peak_active: peak,
                     waited_s: waited,
                 }
@@ -436,6 +643,7 @@ fn worker(mut mine: Vec<(usize, &mut Sim)>, sh: &Shared) -> Outcome {
                 return Outcome {
                     window: w,
                     stop: Some((reason, now)),
+                    global: false,
                     peak_active: peak,
                     waited_s: waited,
                 }
@@ -455,6 +663,7 @@ fn worker(mut mine: Vec<(usize, &mut Sim)>, sh: &Shared) -> Outcome {
                 let mut slot = sh.slots[src * n + *i].lock().expect("no worker panicked");
                 s.import(&mut slot);
             }
+            s.imported();
             *sh.status[*i].lock().expect("no worker panicked") = Status::of(s);
         }
         waited += sh.barrier.wait();

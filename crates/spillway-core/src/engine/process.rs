@@ -45,10 +45,16 @@ impl Sim {
                 self.cx.queue_mut().unpop(time, ev);
                 break;
             }
+            // (A process runs its samples and checks whatever else is left: the run
+            // decides when only they are, over all processes: `idle`.)
+            self.periodic -= ev.periodic() as usize;
             self.run_event(time, ev);
         }
-        // Drops of flows whose sender is elsewhere go out with this window's post.
+        // Drops of flows whose sender is elsewhere, and completions for every process's
+        // workload, go out with this window's post.
+        self.cx.flush_away();
         self.hosts.count_drops(&mut self.cx);
+        self.hosts.post_dones(&mut self.cx);
         self.cx.counters.events - start
     }
 
@@ -79,6 +85,23 @@ impl Sim {
         for note in post.notes.drain(..) {
             self.hosts.on_note(&mut self.cx, note);
         }
+        self.hosts.hear_dones(&mut post.dones);
+    }
+
+    /// Every process's post of a window has been taken in: what needs all of it acts.
+    pub(crate) fn imported(&mut self) {
+        self.hosts.settle_dones(&mut self.cx);
+    }
+
+    /// A parallel run's process: nothing is left here but samples and checks.
+    pub(crate) fn idle(&self) -> bool {
+        self.cx.queue().len() == self.periodic
+    }
+
+    /// A parallel run's process: its last progress check (`run.progress_limit`): when,
+    /// whether nothing was acknowledged here since the one before, its active flows.
+    pub(crate) fn progress_checked(&self) -> Option<(Ps, bool, u64)> {
+        self.checked
     }
 
     /// A parallel run's process: flows whose sender's end is here and still active, and

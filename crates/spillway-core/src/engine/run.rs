@@ -13,9 +13,7 @@ use crate::output::flows::FlowRecords;
 use crate::output::pings::PingRecords;
 use crate::output::ports::PortRecords;
 use crate::output::timeseries::TimeseriesRecords;
-use crate::switch::flow_control::FlowControl;
 use crate::units::Ps;
-use crate::workload::spec::WorkloadSpec;
 use crate::workload::QueryRecord;
 use std::sync::Arc;
 
@@ -85,8 +83,7 @@ impl Run {
     pub fn stop_detail(&self) -> &str {
         match self {
             Run::Whole(s) => s.stop_detail(),
-            // Deadlock and progress checks, whose stops have details, are whole-run only.
-            Run::Parallel(_) => "",
+            Run::Parallel(p) => p.stop_detail(),
         }
     }
 
@@ -100,7 +97,7 @@ impl Run {
     pub fn has_queries(&self) -> bool {
         match self {
             Run::Whole(s) => s.has_queries(),
-            Run::Parallel(_) => false,
+            Run::Parallel(p) => p.has_queries(),
         }
     }
 
@@ -140,35 +137,44 @@ impl Run {
     }
 
     pub fn has_timeseries(&self) -> bool {
-        matches!(self, Run::Whole(s) if s.has_timeseries())
+        match self {
+            Run::Whole(s) => s.has_timeseries(),
+            Run::Parallel(p) => p.has_timeseries(),
+        }
     }
 
     pub fn take_timeseries(&mut self) -> TimeseriesRecords {
         match self {
             Run::Whole(s) => s.take_timeseries(),
-            Run::Parallel(_) => TimeseriesRecords::default(),
+            Run::Parallel(p) => p.take_timeseries(),
         }
     }
 
     pub fn has_flow_throughput(&self) -> bool {
-        matches!(self, Run::Whole(s) if s.has_flow_throughput())
+        match self {
+            Run::Whole(s) => s.has_flow_throughput(),
+            Run::Parallel(p) => p.has_flow_throughput(),
+        }
     }
 
     pub fn take_flow_throughput(&mut self) -> FlowThroughputRecords {
         match self {
             Run::Whole(s) => s.take_flow_throughput(),
-            Run::Parallel(_) => FlowThroughputRecords::default(),
+            Run::Parallel(p) => p.take_flow_throughput(),
         }
     }
 
     pub fn has_pings(&self) -> bool {
-        matches!(self, Run::Whole(s) if s.has_pings())
+        match self {
+            Run::Whole(s) => s.has_pings(),
+            Run::Parallel(p) => p.has_pings(),
+        }
     }
 
     pub fn take_pings(&mut self) -> PingRecords {
         match self {
             Run::Whole(s) => s.take_pings(),
-            Run::Parallel(_) => PingRecords::default(),
+            Run::Parallel(p) => p.take_pings(),
         }
     }
 
@@ -200,62 +206,11 @@ fn refuse_parallel(sc: &Scenario, n: u32) -> Result<(), ScenarioError> {
             ),
         ))
     };
-    let wl = match &sc.workload {
-        WorkloadSpec::Poisson(_) | WorkloadSpec::Trace(_) => None,
-        WorkloadSpec::Incast(_) => Some("incast"),
-        WorkloadSpec::Query(_) => Some("queries"),
-        WorkloadSpec::ShortLong(_) => Some("short_long"),
-    };
-    if let Some(kind) = wl {
-        return no(
-            "workload.kind",
-            kind,
-            "its next flows start when others finish, anywhere in the fabric (open-loop Poisson and trace workloads run)",
-        );
-    }
-    if sc
-        .background
-        .as_ref()
-        .is_some_and(|b| b.closed_loop.is_some())
-    {
-        return no(
-            "workload.background_flows",
-            "closed loop",
-            "a host's next flow starts when its last one arrives, at another process",
-        );
-    }
     if sc.host.fastpass.is_some() {
         return no(
             "host.qdisc",
             "fastpass",
-            "the arbiter's ideal control channel and its allocator reach every host at once",
-        );
-    }
-    if sc.switch.flow_control() != FlowControl::None {
-        return no(
-            "switch.flow_control",
-            "pfc",
-            "deadlock detection reads every switch's pause state at once",
-        );
-    }
-    for (key, on) in [
-        ("run.timeseries_interval", sc.run.timeseries.is_some()),
-        ("run.queue_sample_interval", sc.run.queue_samples.is_some()),
-        (
-            "run.flow_throughput_interval",
-            sc.run.flow_throughput.is_some(),
-        ),
-        ("run.progress_limit", sc.run.progress_limit.is_some()),
-    ] {
-        if on {
-            return no(key, "set", "its sampler reads every process at one instant");
-        }
-    }
-    if sc.ping.is_some() {
-        return no(
-            "ping.interval",
-            "set",
-            "the pinger is not yet given to its host's process",
+            "the arbiter allocates for every host at once, and its FCP messages live in one shared channel, not in the packets that carry them",
         );
     }
     Ok(())

@@ -5,6 +5,7 @@
 
 use super::event::Sampled;
 use crate::config::RunSpec;
+use crate::fabric::Fabric;
 use crate::host::Hosts;
 use crate::output::counters::Counters;
 use crate::output::queues::{QueueRow, QueueSamples};
@@ -58,6 +59,7 @@ impl Sampling {
         hosts: &mut Hosts,
         switches: &[Switch],
         counters: &Counters,
+        fabric: &Fabric,
     ) {
         match what {
             Sampled::Timeseries => {
@@ -71,13 +73,17 @@ impl Sampling {
             Sampled::Queues => {
                 let q = self.queues.as_mut().expect("sampled only when on");
                 q.begin();
-                let ports = hosts
-                    .nics()
-                    .iter()
-                    .map(|n| n.port())
-                    .chain(switches.iter().flat_map(|s| s.ports()));
-                for (k, p) in ports.enumerate() {
-                    q.record(k, p.bytes());
+                // Ports by their place in the fabric (ports.parquet's order): in a parallel
+                // run a process's switches are some of them, the others' absent.
+                for (h, n) in hosts.nics().iter().enumerate() {
+                    q.record(fabric.first_port(h as u32), n.port().bytes());
+                }
+                let first = fabric.hosts();
+                for (i, s) in switches.iter().enumerate() {
+                    let base = fabric.first_port(first + i as u32);
+                    for (j, p) in s.ports().iter().enumerate() {
+                        q.record(base + j, p.bytes());
+                    }
                 }
             }
             Sampled::FlowThroughput => hosts.sample_flow_throughput(now),

@@ -213,6 +213,11 @@ impl Fabric {
         &self.ends[self.first_port[n] as usize..self.first_port[n + 1] as usize]
     }
 
+    /// The place of `node`'s first port among all ports, node by node.
+    pub fn first_port(&self, node: u32) -> usize {
+        self.first_port[node as usize] as usize
+    }
+
     /// Every port, node by node.
     pub fn all_ports(&self) -> &[LinkEnd] {
         &self.ends

@@ -4,8 +4,10 @@
 
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
+use crate::engine::mailbox::Done;
 use crate::units::Ps;
 use crate::workload::{Emitted, NewFlow, QueryRecord, Traffic};
+use std::collections::VecDeque;
 
 pub struct Apps {
     traffic: Traffic,
@@ -14,6 +16,11 @@ pub struct Apps {
     /// Flows the workload asked for, to be started (kept to reuse its buffer), and the
     /// queries it completed.
     out: Emitted,
+    /// In a parallel run, the completions every process's copy of the workload has
+    /// heard and not yet acted on, in the canonical order: (when it acts, the
+    /// completion), acting one lookahead after the completion (`lag`).
+    deferred: VecDeque<(Ps, Done)>,
+    lag: Ps,
 }
 
 impl Apps {
@@ -22,12 +29,29 @@ impl Apps {
             traffic,
             pending: None,
             out: Emitted::default(),
+            deferred: VecDeque::new(),
+            lag: 0,
+        }
+    }
+
+    /// A parallel run: the workload acts on completions `lag` after them.
+    pub fn set_lag(&mut self, lag: Ps) {
+        self.lag = lag;
+    }
+
+    /// When the workload next has something to do: an open-loop arrival, or a
+    /// completion to act on.
+    fn next_time(&self) -> Option<Ps> {
+        let heard = self.deferred.front().map(|&(t, _)| t);
+        match (self.traffic.next_time(), heard) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 
     /// Schedules the next arrivals, unless already scheduled for that time.
     pub fn schedule(&mut self, cx: &mut Ctx) {
-        if let Some(t) = self.traffic.next_time() {
+        if let Some(t) = self.next_time() {
             let t = t.max(cx.now);
             if self.pending != Some(t) {
                 self.pending = Some(t);
@@ -43,8 +67,40 @@ impl Apps {
         }
         self.pending = None;
         let mut nf = std::mem::take(&mut self.out.flows);
+        // Completions first, each at its own time (its query's finish), then the arrivals
+        // due: the same order in every process.
+        while let Some(&(at, d)) = self.deferred.front() {
+            if at > time {
+                break;
+            }
+            self.deferred.pop_front();
+            self.traffic
+                .on_flow_done(d.time, d.tag, d.dst, &mut self.out);
+            nf.append(&mut self.out.flows);
+        }
         self.traffic.generate(time, &mut nf);
         Some(nf)
+    }
+
+    /// A parallel run's window has ended: `heard`, every process's completions in it in
+    /// the canonical order (by time, then process), will be acted on one lookahead
+    /// later: after the window, so no process has yet run past that time.
+    pub fn defer(&mut self, cx: &mut Ctx, heard: impl Iterator<Item = Done>) {
+        for d in heard {
+            debug_assert!(self
+                .deferred
+                .back()
+                .is_none_or(|&(t, _)| t <= d.time + self.lag));
+            self.deferred.push_back((d.time + self.lag, d));
+        }
+        if let Some(&(t, _)) = self.deferred.front() {
+            // Never `schedule` here: the clock is this process's own, and the time it
+            // would clamp to differs between processes.
+            if self.pending.is_none_or(|p| t < p) {
+                self.pending = Some(t);
+                cx.push(t, Ev::Workload);
+            }
+        }
     }
 
     /// Flow `tag` to `dst` has fully arrived: the flows that start because of it.
@@ -61,11 +117,16 @@ impl Apps {
 
     /// No more flows will ever come.
     pub fn exhausted(&self) -> bool {
-        self.traffic.exhausted()
+        self.traffic.exhausted() && self.deferred.is_empty()
     }
 
     pub fn has_queries(&self) -> bool {
         self.traffic.has_queries()
+    }
+
+    /// A completion may start a flow or end a query (not so for open-loop traffic).
+    pub fn reacts(&self) -> bool {
+        self.traffic.reacts()
     }
 
     pub fn open_queries(&self) -> u64 {

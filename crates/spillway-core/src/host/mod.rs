@@ -21,7 +21,7 @@ pub mod transmit;
 
 use crate::engine::context::Ctx;
 use crate::engine::context::StopReason;
-use crate::engine::mailbox::Note;
+use crate::engine::mailbox::{Done, Note};
 use crate::output::flow_throughput::FlowThroughputRecords;
 use crate::output::flows::FlowRecords;
 use crate::output::pings::PingRecords;
@@ -133,6 +133,7 @@ impl Hosts {
     /// In a parallel run: these hosts are process `share.lp`'s share; the flows kept are
     /// those with an end among them.
     pub fn take_share(&mut self, share: Share) {
+        self.apps.set_lag(share.part.lookahead);
         self.share = Some(Box::new(share));
         self.flows.keyed = true;
     }
@@ -276,6 +277,41 @@ impl Hosts {
                 }
             }
         }
+    }
+
+    /// A parallel run's window has ended: this process's completions go to every other
+    /// process, and are heard here too.
+    pub fn post_dones(&mut self, cx: &mut Ctx) {
+        let Some(sh) = &mut self.share else { return };
+        if sh.mine.is_empty() {
+            return;
+        }
+        let out = cx.outbox.as_mut().expect("a process of a parallel run");
+        for (lp, post) in out.to.iter_mut().enumerate() {
+            if lp as u32 != sh.lp {
+                post.dones.extend_from_slice(&sh.mine);
+            }
+        }
+        sh.heard.append(&mut sh.mine);
+    }
+
+    /// Another process's completions, heard.
+    pub fn hear_dones(&mut self, dones: &mut Vec<Done>) {
+        if let Some(sh) = &mut self.share {
+            sh.heard.append(dones);
+        }
+    }
+
+    /// Every process's post is in: the workload acts on the completions heard, in the
+    /// canonical order (by time, then by process: the same in every process).
+    pub fn settle_dones(&mut self, cx: &mut Ctx) {
+        let Some(sh) = &mut self.share else { return };
+        if sh.heard.is_empty() {
+            return;
+        }
+        // Stable: a process's own completions at one time keep their order.
+        sh.heard.sort_by_key(|d| (d.time, d.lp));
+        self.apps.defer(cx, sh.heard.drain(..));
     }
 
     /// A packet has come from another process: its flow slot, that process's, becomes

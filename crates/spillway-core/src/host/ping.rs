@@ -40,6 +40,11 @@ pub struct Pinger {
 }
 
 impl Pinger {
+    /// The host that sends the requests.
+    pub fn src(&self) -> u32 {
+        self.cfg.src
+    }
+
     /// The pinger of `cfg`: requests at priority class `class` (the transport's data
     /// class), framed with `framing` bytes, on one path (a real ping's ICMP identifier
     /// is fixed, so ECMP hashes every request alike).

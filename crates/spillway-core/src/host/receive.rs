@@ -9,6 +9,7 @@ use super::flows::Ends;
 use super::Hosts;
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
+use crate::engine::mailbox::Done;
 use crate::packet::{Packet, PktKind, IN_NETWORK};
 use crate::transport::connection::{AckInfo, Data, Handled, Input};
 use crate::units::Ps;
@@ -241,12 +242,26 @@ impl Hosts {
                     let f = self.flows.get(slot);
                     f.finish = Some(now);
                     let (tag, dst) = (f.tag, f.dst);
-                    let mut nf = self.apps.flow_done(now, tag, dst);
-                    for f in nf.drain(..) {
-                        self.start_flow(cx, f);
+                    if let Some(sh) = &mut self.share {
+                        // Every process's copy of the workload hears of it, at the
+                        // window's end (Hosts::post_dones), if it reacts to completions.
+                        if self.apps.reacts() {
+                            let lp = sh.lp;
+                            sh.mine.push(Done {
+                                time: now,
+                                lp,
+                                dst,
+                                tag,
+                            });
+                        }
+                    } else {
+                        let mut nf = self.apps.flow_done(now, tag, dst);
+                        for f in nf.drain(..) {
+                            self.start_flow(cx, f);
+                        }
+                        self.apps.recycle(nf);
+                        self.apps.schedule(cx);
                     }
-                    self.apps.recycle(nf);
-                    self.apps.schedule(cx);
                 }
                 self.arm_timer(cx, slot);
             }

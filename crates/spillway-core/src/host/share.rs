@@ -10,6 +10,7 @@
 //! with the sender's slot numbers of the process they left; where they land the slot is
 //! looked up again by id ([`Share::slot_of`]).
 
+use crate::engine::mailbox::Done;
 use crate::fabric::partition::Partition;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -40,6 +41,10 @@ pub struct Share {
     pub lp: u32,
     /// Every live flow with an end here: this end's slot.
     by_id: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    /// Completions here this window, for every process's workload; and those heard
+    /// (these and the others'), for this one's, at the window's end.
+    pub mine: Vec<Done>,
+    pub heard: Vec<Done>,
 }
 
 impl Share {
@@ -48,6 +53,8 @@ impl Share {
             part,
             lp,
             by_id: HashMap::default(),
+            mine: Vec::new(),
+            heard: Vec::new(),
         }
     }
 

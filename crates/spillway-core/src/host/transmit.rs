@@ -209,6 +209,10 @@ impl Hosts {
         let Some(pinger) = &mut self.pinger else {
             return;
         };
+        // In a parallel run every process keeps the pinger's clock; its source's sends.
+        if self.share.as_ref().is_some_and(|sh| !sh.owns(pinger.src())) {
+            return;
+        }
         let p = pinger.request(cx.now);
         let src = p.src;
         let pkt = cx.pkts.alloc(p);

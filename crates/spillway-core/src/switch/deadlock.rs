@@ -16,10 +16,16 @@ pub type PortId = (u32, u16);
 
 /// The wait-for graph's cycle among ports paused since at least `before`, if there is
 /// one: the ports in order, each waiting for the next (the last for the first).
-pub fn find_cycle(switches: &[Switch], fabric: &Fabric, before: Ps) -> Option<Vec<PortId>> {
+/// `switch(node)`: the switch at `node` (in a parallel run, from the process that owns
+/// it).
+pub fn find_cycle<'a>(
+    switch: impl Fn(u32) -> &'a Switch,
+    fabric: &Fabric,
+    before: Ps,
+) -> Option<Vec<PortId>> {
     let hosts = fabric.hosts();
     let stuck = |(node, port): PortId| -> bool {
-        match &switches[(node - hosts) as usize] {
+        match switch(node) {
             Switch::Cioq(s) => s.stuck_since(port as usize).is_some_and(|t| t <= before),
             Switch::Oq(_) => false,
         }
@@ -30,7 +36,7 @@ pub fn find_cycle(switches: &[Switch], fabric: &Fabric, before: Ps) -> Option<Ve
         if end.peer < hosts {
             return Vec::new();
         }
-        let Switch::Cioq(s) = &switches[(end.peer - hosts) as usize] else {
+        let Switch::Cioq(s) = switch(end.peer) else {
             return Vec::new();
         };
         let mut w = s.waits_for(end.peer_port as usize);

@@ -260,6 +260,12 @@ impl Traffic {
         self.main.has_queries()
     }
 
+    /// A completion may start a flow or end a query: the workload's queries, or the
+    /// closed-loop background.
+    pub fn reacts(&self) -> bool {
+        self.main.has_queries() || self.closed_loop.is_some()
+    }
+
     /// Queries begun and not yet complete.
     pub fn open_queries(&self) -> u64 {
         self.main.open_queries()
