@@ -42,7 +42,7 @@ $(EXT): $(STAMP) $(RUST_SRC) $(TRAIN_RUNS)
 	  echo "PGO: instrumented build and training runs" && \
 	  RUSTFLAGS="-Cprofile-generate=$(abspath $(PGO_DIR))/raw" $(MATURIN) && \
 	  $(PY) -c "import sys; from spillway import _core; \
-	    [_core.bench(n) for n, _ in _core.bench_names() if n != 'fattree16_websearch']; \
+	    [_core.bench(n) for n, _ in _core.bench_names() if not n.startswith('fattree16')]; \
 	    runs = [(f, []) for f in sys.argv[1:]] + [('examples/websearch.toml', o) for o in \
 	      (['transport.kind=cubic'], ['transport.kind=dctcp', 'switch.ecn=threshold'], \
 	       ['switch.ecn=codel'], ['topology.k=16'])]; \

@@ -14,6 +14,7 @@ const INCAST64: &str = include_str!("../data/bench/incast64.toml");
 const DETAIL96_STEADY: &str = include_str!("../data/bench/detail96_steady.toml");
 const PFABRIC144_WEBSEARCH: &str = include_str!("../data/bench/pfabric144_websearch.toml");
 const FASTPASS144_WEBSEARCH: &str = include_str!("../data/bench/fastpass144_websearch.toml");
+const FATTREE16_PERMUTATION: &str = include_str!("../data/bench/fattree16_permutation.toml");
 
 /// Overrides of a benchmark's scenario text, by name.
 fn overrides(name: &str) -> &'static [&'static str] {
@@ -56,6 +57,11 @@ pub const BENCHMARKS: &[(&str, &str, &str)] = &[
         "fattree16_websearch",
         "fat_tree k=16 (1024 hosts), 10G, Poisson web search at load 0.6, 20 ms simulated (per-hop cost at scale)",
         FAT_TREE_WEBSEARCH,
+    ),
+    (
+        "fattree16_dctcp_permutation",
+        "fat_tree k=16 (1024 hosts), 10G, DCTCP, a permutation of 1 GB flows (every host sends one and receives one), 10 ms simulated (steady full load)",
+        FATTREE16_PERMUTATION,
     ),
     (
         "detail96_steady",

@@ -75,8 +75,9 @@ impl Sampling {
                 q.begin();
                 // Ports by their place in the fabric (ports.parquet's order): in a parallel
                 // run a process's switches are some of them, the others' absent.
-                for (h, n) in hosts.nics().iter().enumerate() {
-                    q.record(fabric.first_port(h as u32), n.port().bytes());
+                let base = hosts.nic_base();
+                for (i, n) in hosts.nics().iter().enumerate() {
+                    q.record(fabric.first_port(base + i as u32), n.port().bytes());
                 }
                 let first = fabric.hosts();
                 for (i, s) in switches.iter().enumerate() {

@@ -47,7 +47,10 @@ use rx::RxPath;
 
 pub struct Hosts {
     count: u32,
+    /// The NICs of hosts `nic_base..`: every host's in a whole run, this process's (a
+    /// contiguous range: share.rs) in a parallel one.
     nics: Vec<Nic>,
+    nic_base: u32,
     rx: RxPath,
     flows: FlowTable,
     apps: Apps,
@@ -94,6 +97,7 @@ impl Hosts {
             nics: (0..count)
                 .map(|h| Nic::new(&cx.fabric.ports(h)[0], cfg.nic_buffer, cfg.nic_pfabric))
                 .collect(),
+            nic_base: 0,
             rx: RxPath::new(cfg, count, seed),
             flows: FlowTable::default(),
             apps: Apps::new(traffic),
@@ -134,6 +138,17 @@ impl Hosts {
     /// those with an end among them.
     pub fn take_share(&mut self, share: Share) {
         self.apps.set_lag(share.part.lookahead);
+        // Only this process's NICs are kept (memory per process): its hosts are a pod's
+        // or racks', numbered contiguously.
+        let mine: Vec<u32> = (0..self.count).filter(|&h| share.owns(h)).collect();
+        if let (Some(&lo), Some(&hi)) = (mine.first(), mine.last()) {
+            if (hi - lo + 1) as usize == mine.len() {
+                self.nics.truncate(hi as usize + 1);
+                self.nics.drain(..lo as usize);
+                self.nics.shrink_to_fit();
+                self.nic_base = lo;
+            }
+        }
         self.share = Some(Box::new(share));
         self.flows.keyed = true;
     }
@@ -338,7 +353,7 @@ impl Hosts {
 
     #[inline(always)]
     pub fn prefetch_nic(&self, host: u32) {
-        if let Some(n) = self.nics.get(host as usize) {
+        if let Some(n) = self.nics.get(host.wrapping_sub(self.nic_base) as usize) {
             n.prefetch();
         }
     }
@@ -424,16 +439,26 @@ impl Hosts {
     /// run's cut links; none in the shapes it cuts, where a host shares its switch's
     /// process).
     pub fn cut_links(&mut self, cut: impl Fn(u32, u32) -> bool) {
-        for (h, n) in self.nics.iter_mut().enumerate() {
-            if cut(h as u32, n.port().peer()) {
+        for (i, n) in self.nics.iter_mut().enumerate() {
+            if cut(self.nic_base + i as u32, n.port().peer()) {
                 n.port_mut().set_remote();
             }
         }
     }
 
-    /// The NICs, host by host.
+    /// The NICs, host by host, from host [`Hosts::nic_base`].
     pub fn nics(&self) -> &[Nic] {
         &self.nics
+    }
+
+    /// The host of the first NIC kept (0 but in a parallel run).
+    pub fn nic_base(&self) -> u32 {
+        self.nic_base
+    }
+
+    #[inline(always)]
+    pub(super) fn nic_mut(&mut self, host: u32) -> &mut Nic {
+        &mut self.nics[(host - self.nic_base) as usize]
     }
 
     /// Fastpass's endpoints and arbiters, with `host.qdisc = "fastpass"`.

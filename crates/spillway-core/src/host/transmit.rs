@@ -233,7 +233,8 @@ impl Hosts {
     /// `pkt` joins `host`'s NIC queue: what the NIC drops and starts is accounted.
     #[inline(always)]
     pub(super) fn nic_offer(&mut self, cx: &mut Ctx, host: u32, pkt: u32) {
-        let sent = self.nics[host as usize].offer(cx, host, pkt, &mut self.dropped);
+        let i = (host - self.nic_base) as usize;
+        let sent = self.nics[i].offer(cx, host, pkt, &mut self.dropped);
         if !self.dropped.is_empty() {
             self.nic_dropped(cx);
         }
@@ -245,7 +246,7 @@ impl Hosts {
     /// A pause frame from the switch reached `host`'s NIC: it takes effect after the
     /// response time (802.1Qbb: two 512-bit times).
     pub(super) fn pause_arrived(&mut self, cx: &mut Ctx, host: u32, pkt: u32) {
-        let t = self.nics[host as usize].pause_arrived(cx.now);
+        let t = self.nic_mut(host).pause_arrived(cx.now);
         cx.push(
             t,
             Ev::PauseTakes {
@@ -259,7 +260,7 @@ impl Hosts {
     /// A pause frame's effect at `host`'s NIC: it pauses or resumes classes, and a
     /// resumed class's packet may start.
     pub fn on_pause_takes(&mut self, cx: &mut Ctx, host: u32, pkt: u32) {
-        if let Some(s) = self.nics[host as usize].on_pause(cx, host, pkt) {
+        if let Some(s) = self.nic_mut(host).on_pause(cx, host, pkt) {
             self.left_nic(cx, host, s);
         }
     }
@@ -267,7 +268,7 @@ impl Hosts {
     /// `host`'s NIC woke at `time`: its next packet, if any, starts.
     #[inline(always)]
     pub fn on_nic_free(&mut self, cx: &mut Ctx, host: u32, time: Ps) {
-        if let Some(s) = self.nics[host as usize].on_wake(cx, host, time) {
+        if let Some(s) = self.nic_mut(host).on_wake(cx, host, time) {
             self.left_nic(cx, host, s);
         }
     }
