@@ -161,6 +161,41 @@ fn flows_that_never_meet_are_the_same_cut_or_whole() {
     assert_eq!(cb.flows_finished, 4);
 }
 
+/// A mark decided as a packet leaves (CoDel's, at dequeue) goes with it over a cut link:
+/// a lone DCTCP flow queued at its leaf's uplink (10G hosts, a 1G fabric), whose spine
+/// is another process's, is marked, slows down, and finishes at the whole run's
+/// picosecond. (The packet left the arena when it started on the link, so the mark was
+/// lost: no ECN reduction, a different finish.)
+#[test]
+fn a_mark_made_as_a_packet_leaves_crosses_the_cut() {
+    let text = r#"
+[topology]
+kind = "leaf_spine"
+racks = 2
+hosts_per_rack = 2
+spines = 1
+link_rate = "10Gbps"
+fabric_rate = "1Gbps"
+link_delay = "1us"
+[switch]
+buffer = "512KB"
+ecn = "codel"
+[transport]
+kind = "dctcp"
+[workload]
+kind = "trace"
+flows = [{ src = 2, dst = 0, size = "2MB" }]
+"#;
+    let (whole, fw, _) = run_all(text, &[]);
+    let (cut, fc, _) = run_all(text, &["run.partitions=auto"]);
+    assert_eq!(cut.partitions().0, 2);
+    let (cw, cc) = (whole.counters(), cut.counters());
+    assert!(cw.ecn_reductions > 10, "{}", cw.ecn_reductions);
+    assert_eq!(cc.ecn_reductions, cw.ecn_reductions);
+    assert_eq!(fc.finish_ps, fw.finish_ps);
+    assert_eq!(cc.packet_hops, cw.packet_hops);
+}
+
 /// Load on a cut fabric, many flows meeting at every queue: each finishes, no sooner
 /// than it could alone (slowdown >= 1), each byte offered arrives once, and the
 /// counters add up as in a whole run.

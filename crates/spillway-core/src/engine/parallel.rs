@@ -347,10 +347,14 @@ impl Parallel {
 
     /// `run.progress_limit`'s stop, in words (`Sim::check_progress`).
     fn no_progress(&self) -> String {
-        let (at, active) = self.status.iter().fold((0, 0), |(_, a), s| {
-            let (t, _, n) = s.checked.unwrap_or((0, false, 0));
-            (t, a + n)
-        });
+        // Every process checked at the same time.
+        let at = self.status[0].checked.map_or(0, |c| c.0);
+        let active: u64 = self
+            .status
+            .iter()
+            .filter_map(|s| s.checked)
+            .map(|c| c.2)
+            .sum();
         let every = self.progress_limit.unwrap_or(0);
         format!(
             "{active} active flows had no byte acknowledged since {} (run.progress_limit)",
@@ -383,8 +387,7 @@ impl Parallel {
         st.dead_wire_bytes = c.host_sent_data_wire_bytes - c.host_received_data_wire_bytes - wire;
         // Every flow's halves are joined now, so that the counts of flows finished are
         // whole whether or not the records have been taken; the next take hands them out.
-        let rest = self.merged();
-        self.left = rest;
+        self.left = self.merged();
     }
 
     /// The run's counters: the processes' summed, with what is settled here.

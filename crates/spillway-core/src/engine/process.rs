@@ -129,7 +129,7 @@ impl Sim {
     }
 
     pub(crate) fn nic_report(&self, host: u32, now: Ps) -> PortReport {
-        self.hosts.nics()[(host - self.hosts.nic_base()) as usize].report(now)
+        self.hosts.nic(host).report(now)
     }
 
     /// Payload and wire bytes of this process's data still in the network: for a

@@ -456,6 +456,11 @@ impl Hosts {
         self.nic_base
     }
 
+    /// Host `host`'s NIC, which this process keeps.
+    pub fn nic(&self, host: u32) -> &Nic {
+        &self.nics[(host - self.nic_base) as usize]
+    }
+
     #[inline(always)]
     pub(super) fn nic_mut(&mut self, host: u32) -> &mut Nic {
         &mut self.nics[(host - self.nic_base) as usize]
