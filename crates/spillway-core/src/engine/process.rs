@@ -71,10 +71,9 @@ impl Sim {
     /// Takes in another process's post: its packets into this arena and queue (their
     /// flow slots this process's), its notes to the hosts. Leaves `post` empty.
     pub(crate) fn import(&mut self, post: &mut Post) {
-        for parcel in post.parcels.drain(..) {
-            let mut p = parcel.pkt;
-            self.hosts.adopt(&mut p);
-            let i = self.cx.pkts.put(parcel.hot, p);
+        for parcel in &post.parcels {
+            let i = self.cx.pkts.put(&parcel.hot, &parcel.pkt);
+            self.hosts.adopt(self.cx.pkts.get_mut(i));
             let mut ev = parcel.ev;
             match &mut ev {
                 Ev::Arrive { pkt, .. } | Ev::Header { pkt, .. } => *pkt = i,
@@ -82,6 +81,7 @@ impl Sim {
             }
             self.cx.push(parcel.time, ev);
         }
+        post.parcels.clear();
         for note in post.notes.drain(..) {
             self.hosts.on_note(&mut self.cx, note);
         }

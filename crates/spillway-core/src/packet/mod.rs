@@ -266,10 +266,19 @@ impl Arena {
         (self.hot[i as usize], self.cold[i as usize].clone())
     }
 
-    /// Stores a packet that came from another process, its hot part as it was there.
-    pub fn put(&mut self, mut h: Hot, p: Packet) -> u32 {
-        h.next = NIL;
-        self.store(h, p)
+    /// Stores a copy of a packet that came from another process, its hot part as it
+    /// was there: copied once, from the post straight into its slot.
+    pub fn put(&mut self, h: &Hot, p: &Packet) -> u32 {
+        let h = Hot { next: NIL, ..*h };
+        if let Some(i) = self.free.pop() {
+            self.hot[i as usize] = h;
+            self.cold[i as usize].clone_from(p);
+            i
+        } else {
+            self.hot.push(h);
+            self.cold.push(p.clone());
+            (self.cold.len() - 1) as u32
+        }
     }
 
     /// Rewrites packet i as `p` (FastLane turns a victim into a notification in place).
