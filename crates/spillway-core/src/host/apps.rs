@@ -17,9 +17,9 @@ pub struct Apps {
     /// queries it completed.
     out: Emitted,
     /// In a parallel run, the completions every process's copy of the workload has
-    /// heard and not yet acted on, in the canonical order: (when it acts, the
-    /// completion), acting one lookahead after the completion (`lag`).
-    deferred: VecDeque<(Ps, Done)>,
+    /// heard and not yet acted on, in the canonical order; each is acted on `lag` (one
+    /// lookahead) after it.
+    deferred: VecDeque<Done>,
     lag: Ps,
 }
 
@@ -42,7 +42,7 @@ impl Apps {
     /// When the workload next has something to do: an open-loop arrival, or a
     /// completion to act on.
     fn next_time(&self) -> Option<Ps> {
-        let heard = self.deferred.front().map(|&(t, _)| t);
+        let heard = self.deferred.front().map(|d| d.time + self.lag);
         match (self.traffic.next_time(), heard) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -69,8 +69,8 @@ impl Apps {
         let mut nf = std::mem::take(&mut self.out.flows);
         // Completions first, each at its own time (its query's finish), then the arrivals
         // due: the same order in every process.
-        while let Some(&(at, d)) = self.deferred.front() {
-            if at > time {
+        while let Some(&d) = self.deferred.front() {
+            if d.time + self.lag > time {
                 break;
             }
             self.deferred.pop_front();
@@ -87,13 +87,10 @@ impl Apps {
     /// later: after the window, so no process has yet run past that time.
     pub fn defer(&mut self, cx: &mut Ctx, heard: impl Iterator<Item = Done>) {
         for d in heard {
-            debug_assert!(self
-                .deferred
-                .back()
-                .is_none_or(|&(t, _)| t <= d.time + self.lag));
-            self.deferred.push_back((d.time + self.lag, d));
+            debug_assert!(self.deferred.back().is_none_or(|b| b.time <= d.time));
+            self.deferred.push_back(d);
         }
-        if let Some(&(t, _)) = self.deferred.front() {
+        if let Some(t) = self.deferred.front().map(|d| d.time + self.lag) {
             // Never `schedule` here: the clock is this process's own, and the time it
             // would clamp to differs between processes.
             if self.pending.is_none_or(|p| t < p) {
