@@ -101,6 +101,11 @@ pub struct BenchResult {
     pub threads: u32,
     pub events_per_s: f64,
     pub packet_hops_per_s: f64,
+    /// A parallel run's windows, packets across cut links, and wall seconds its threads
+    /// waited at barriers (summed over threads); zeros for a whole run.
+    pub windows: u64,
+    pub parcels: u64,
+    pub barrier_wait_s: f64,
 }
 
 pub fn run_benchmark(name: &str) -> Option<BenchResult> {
@@ -134,6 +139,7 @@ fn measure(
     let cpu = process_cpu_seconds() - cpu0;
     let c = sim.counters();
     let (partitions, threads) = sim.partitions();
+    let st = sim.parallel_stats().cloned().unwrap_or_default();
     Ok(BenchResult {
         name: name.to_string(),
         description: description.to_string(),
@@ -147,6 +153,9 @@ fn measure(
         threads,
         events_per_s: c.events as f64 / wall,
         packet_hops_per_s: c.packet_hops as f64 / wall,
+        windows: st.windows,
+        parcels: st.parcels,
+        barrier_wait_s: st.barrier_wait_s,
     })
 }
 

@@ -61,18 +61,30 @@ fn main() {
                 eprintln!("{n}: {e}");
                 std::process::exit(2);
             }
-            Some(Ok(r)) => println!(
-                "{:<22} {:>12} events {:>12} hops {:>8.3} s ({:.3} s cpu, {} partitions, {} threads)  {:>6.2} M events/s  {:>6.2} M hops/s",
-                r.name,
-                r.events,
-                r.packet_hops,
-                r.wall_s,
-                r.cpu_s,
-                r.partitions,
-                r.threads,
-                r.events_per_s / 1e6,
-                r.packet_hops_per_s / 1e6
-            ),
+            Some(Ok(r)) => {
+                println!(
+                    "{:<22} {:>12} events {:>12} hops {:>8.3} s ({:.3} s cpu, {} partitions, {} threads)  {:>6.2} M events/s  {:>6.2} M hops/s",
+                    r.name,
+                    r.events,
+                    r.packet_hops,
+                    r.wall_s,
+                    r.cpu_s,
+                    r.partitions,
+                    r.threads,
+                    r.events_per_s / 1e6,
+                    r.packet_hops_per_s / 1e6
+                );
+                if r.partitions > 1 {
+                    println!(
+                        "{:<22} {} windows, {} packets across cuts ({:.1}% of hops), {:.3} s waited at barriers (all threads)",
+                        "",
+                        r.windows,
+                        r.parcels,
+                        100.0 * r.parcels as f64 / r.packet_hops.max(1) as f64,
+                        r.barrier_wait_s
+                    );
+                }
+            }
             None => {
                 eprintln!("unknown benchmark {n}");
                 std::process::exit(2);

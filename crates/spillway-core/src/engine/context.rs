@@ -88,19 +88,27 @@ impl Ctx {
         }
     }
 
-    /// Schedules `ev` (an `Arrive` or `Header` at a node of another process, over a cut
-    /// link) at `time` there: the packet goes by the post at the window's end
-    /// ([`Ctx::flush_away`]). It stays in this arena until then: what is done to it
-    /// after it has started on the link (a CoDel mark, decided as it leaves) goes with
-    /// it, as in a whole run.
+    /// Schedules `ev` (an `Arrive` or `Header` over a cut link) at `time`: here, if it
+    /// arrives in this process after all (at a split switch, for a destination here),
+    /// else by the post at the window's end ([`Ctx::flush_away`]). The packet stays in
+    /// this arena until then: what is done to it after it has started on the link (a
+    /// CoDel mark, decided as it leaves) goes with it, as in a whole run.
     #[inline(never)]
     pub fn send_away(&mut self, time: Ps, ev: Ev) {
-        debug_assert!(matches!(ev, Ev::Arrive { .. } | Ev::Header { .. }));
+        let (node, pkt) = match ev {
+            Ev::Arrive { node, pkt, .. } | Ev::Header { node, pkt, .. } => (node, pkt),
+            _ => unreachable!("only packets cross between processes"),
+        };
         let out = self
             .outbox
             .as_mut()
             .expect("a cut link only in a parallel run");
-        out.away.push((time, ev));
+        let lp = out.part.lp_for(node, self.pkts.hot(pkt).dst);
+        if lp == out.lp {
+            self.queue.push(time, ev);
+        } else {
+            out.away.push((time, ev, lp));
+        }
     }
 
     /// The window's end: the packets sent away leave this arena for the post, in the
@@ -109,15 +117,14 @@ impl Ctx {
         let Some(out) = self.outbox.as_mut() else {
             return;
         };
-        for (time, mut ev) in out.away.drain(..) {
-            let (node, pkt) = match &mut ev {
-                Ev::Arrive { node, pkt, .. } | Ev::Header { node, pkt, .. } => (*node, pkt),
+        for (time, mut ev, lp) in out.away.drain(..) {
+            let pkt = match &mut ev {
+                Ev::Arrive { pkt, .. } | Ev::Header { pkt, .. } => pkt,
                 _ => unreachable!("only packets cross between processes"),
             };
             let (hot, p) = self.pkts.take(*pkt);
             *pkt = u32::MAX; // renumbered where it lands
-            let lp = out.part.lp(node) as usize;
-            out.to[lp].parcels.push(Parcel {
+            out.to[lp as usize].parcels.push(Parcel {
                 time,
                 ev,
                 hot,

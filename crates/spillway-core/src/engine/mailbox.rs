@@ -54,17 +54,20 @@ pub struct Post {
 /// A process's outgoing post, by destination.
 pub struct Outbox {
     pub part: Arc<Partition>,
+    /// The process this is.
+    pub lp: u32,
     pub to: Vec<Post>,
     /// This window's packets over cut links, not yet taken from the arena: (when they
-    /// arrive, the event that delivers them).
-    pub away: Vec<(Ps, Ev)>,
+    /// arrive, the event that delivers them, the process it arrives in).
+    pub away: Vec<(Ps, Ev, u32)>,
 }
 
 impl Outbox {
-    pub fn new(part: Arc<Partition>) -> Outbox {
+    pub fn new(part: Arc<Partition>, lp: u32) -> Outbox {
         let to = (0..part.count).map(|_| Post::default()).collect();
         Outbox {
             part,
+            lp,
             to,
             away: Vec::new(),
         }

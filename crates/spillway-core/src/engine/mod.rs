@@ -141,9 +141,10 @@ impl Sim {
         let mut cx = Ctx::new(queue, fabric, forwarding);
         let framing = sc.topology.framing_bytes;
         let hosts = cx.fabric.hosts();
+        let builds = |n: u32| part.as_ref().is_none_or(|(p, lp)| p.builds(n, *lp));
         let switches = (hosts..cx.fabric.node_count() as u32)
             .map(|n| {
-                if owns(n) {
+                if builds(n) {
                     Switch::new(&sc.switch, &cx.fabric, n, seed, framing)
                 } else {
                     Ok(Switch::absent())

@@ -19,7 +19,7 @@ use super::context::StopReason;
 use super::mailbox::Post;
 use super::Sim;
 use crate::config::{Scenario, ScenarioError};
-use crate::fabric::partition::Partition;
+use crate::fabric::partition::{Partition, SPLIT};
 use crate::fabric::Fabric;
 use crate::host::ReceiverHalf;
 use crate::output::counters::Counters;
@@ -334,6 +334,8 @@ impl Parallel {
         let fabric = self.lps[0].cx.fabric.clone();
         let hosts = fabric.hosts();
         let (lps, part) = (&self.lps, &self.part);
+        // (Flow control keeps every switch whole: `Run::new`.)
+        debug_assert!(!part.has_split());
         let switch = |n: u32| &lps[part.lp(n) as usize].switches[(n - hosts) as usize];
         if let Some(cycle) = deadlock::find_cycle(switch, &fabric, now.saturating_sub(after)) {
             self.detail = deadlock::describe(&cycle, &fabric);
@@ -458,8 +460,17 @@ impl Parallel {
             r.push(h, 0, false, &lp.nic_report(h, now), q);
         }
         for node in hosts..self.part.lp_of.len() as u32 {
-            let lp = &self.lps[self.part.lp(node) as usize];
             let base = fabric.first_port(node);
+            if self.part.lp(node) == SPLIT {
+                // Each port from the process it serves (its copies elsewhere idle).
+                for i in 0..fabric.ports(node).len() {
+                    let lp = &self.lps[self.part.port_owner(fabric, node, i) as usize];
+                    let rep = &lp.switch_reports(node)[i];
+                    r.push(node, i as u32, true, rep, lp.sampling.queue_row(base + i));
+                }
+                continue;
+            }
+            let lp = &self.lps[self.part.lp(node) as usize];
             for (i, rep) in lp.switch_reports(node).iter().enumerate() {
                 r.push(node, i as u32, true, rep, lp.sampling.queue_row(base + i));
             }

@@ -20,13 +20,13 @@ impl Sim {
         let owns = |n: u32| part.lp(n) == lp;
         let hosts = self.hosts.count();
         for (i, sw) in self.switches.iter_mut().enumerate() {
-            if owns(hosts + i as u32) {
+            if part.builds(hosts + i as u32, lp) {
                 sw.cut_links(|peer| !owns(peer));
             }
         }
         self.hosts.cut_links(|host, peer| owns(host) && !owns(peer));
         self.hosts.take_share(Share::new(part.clone(), lp));
-        self.cx.outbox = Some(Box::new(Outbox::new(part.clone())));
+        self.cx.outbox = Some(Box::new(Outbox::new(part.clone(), lp)));
     }
 
     /// A parallel run's process: the earliest pending event's time, if any.

@@ -13,6 +13,8 @@ use crate::output::flows::FlowRecords;
 use crate::output::pings::PingRecords;
 use crate::output::ports::PortRecords;
 use crate::output::timeseries::TimeseriesRecords;
+use crate::switch::overflow::Overflow;
+use crate::switch::SwitchKind;
 use crate::units::Ps;
 use crate::workload::QueryRecord;
 use std::sync::Arc;
@@ -35,7 +37,12 @@ impl Run {
         if n == 1 {
             return Ok(Run::Whole(Sim::build(sc, Arc::new(fabric), None)?));
         }
-        let part = Partition::plan(&fabric, n)
+        // A top-tier switch is split by its egress ports (one cut crossed per packet
+        // between units, not two) where nothing it does joins its ports: output-queued
+        // (no input queues, no flow control) and nothing sent back toward a source.
+        let split_top = sc.switch.kind == SwitchKind::Oq
+            && matches!(sc.switch.overflow, Overflow::Drop | Overflow::CutPayload);
+        let part = Partition::plan(&fabric, n, split_top)
             .map_err(|m| ScenarioError::new("run.partitions", n.to_string(), m))?;
         refuse_parallel(sc, n)?;
         let threads = match sc.run.threads {

@@ -7,9 +7,17 @@
 //! link into or out of the top tier. A packet crosses at most two cut links, and the
 //! links inside a unit, where most hops of rack- and pod-local traffic happen, are never
 //! cut. `run.partitions = N` groups consecutive units into N processes; the result
-//! depends only on the fabric and N, never on `run.threads`, which only says how many
-//! processes run at once: that is what makes a run's output the same for every thread
-//! count (docs/architecture.md § Parallel runs).
+//! depends only on the fabric, N and the switches' kind, never on `run.threads`, which
+//! only says how many processes run at once: that is what makes a run's output the same
+//! for every thread count (docs/architecture.md § Parallel runs).
+//!
+//! Where a top-tier switch keeps no state across its ports ([`Partition::plan`]'s
+//! `split_top`: output-queued, no flow control, nothing sent back toward a source), it
+//! is not dealt to one process but split by its egress: the port down to a unit belongs
+//! to that unit's process, and so does a packet arriving for it. The packet's way down
+//! from the top is fixed by its destination, so the process that sends a packet up a cut
+//! link knows which process it arrives in, and it crosses once (none if its destination
+//! is back in the sender's process), not twice.
 
 use super::topology::Shape;
 use super::Fabric;
@@ -21,9 +29,12 @@ use crate::units::{serialization_ps, Ps};
 /// run.)
 const MIN_FRAME: u64 = 1;
 
+/// [`Partition::lp_of`] of a top-tier switch split by its egress ports.
+pub const SPLIT: u32 = u32::MAX;
+
 #[derive(Debug, Clone)]
 pub struct Partition {
-    /// Per node, the logical process that owns it.
+    /// Per node, the logical process that owns it, or [`SPLIT`].
     pub lp_of: Vec<u32>,
     /// Logical processes.
     pub count: u32,
@@ -51,9 +62,10 @@ impl Partition {
         }
     }
 
-    /// `fabric` cut into `n` processes (at most [`Partition::units`]; `n` = 1: whole).
-    /// Err: why it cannot be cut so.
-    pub fn plan(fabric: &Fabric, n: u32) -> Result<Partition, String> {
+    /// `fabric` cut into `n` processes (at most [`Partition::units`]; `n` = 1: whole),
+    /// its top tier split by egress when `split_top` (the switches allow it: the
+    /// module's comment). Err: why it cannot be cut so.
+    pub fn plan(fabric: &Fabric, n: u32, split_top: bool) -> Result<Partition, String> {
         let units = Self::units(fabric.shape());
         if n == 1 {
             return Ok(Self::whole(fabric));
@@ -79,6 +91,8 @@ impl Partition {
                         node / (half * half)
                     } else if node < hosts + k * k {
                         (node - hosts) / k
+                    } else if split_top {
+                        SPLIT
                     } else {
                         (node - hosts - k * k) % k
                     }
@@ -92,6 +106,8 @@ impl Partition {
                         node / hosts_per_rack
                     } else if node < hosts + racks {
                         node - hosts
+                    } else if split_top {
+                        SPLIT
                     } else {
                         (node - hosts - racks) % racks
                     }
@@ -100,12 +116,17 @@ impl Partition {
             }
         };
         let lp_of: Vec<u32> = (0..fabric.node_count() as u32)
-            .map(|node| unit_of(node) * n / units)
+            .map(|node| match unit_of(node) {
+                SPLIT => SPLIT,
+                u => u * n / units,
+            })
             .collect();
         let mut lookahead = Ps::MAX;
         for node in 0..fabric.node_count() as u32 {
             for end in fabric.ports(node) {
-                if lp_of[end.peer as usize] != lp_of[node as usize] {
+                // A link into a split switch is cut for every packet bound elsewhere.
+                let (a, b) = (lp_of[node as usize], lp_of[end.peer as usize]);
+                if a != b || a == SPLIT {
                     let soonest = end.delay + serialization_ps(MIN_FRAME, end.rate);
                     lookahead = lookahead.min(soonest);
                 }
@@ -121,10 +142,42 @@ impl Partition {
         })
     }
 
-    /// The process that owns `node`.
+    /// The process that owns `node` ([`SPLIT`]: each of its ports' peers' own that
+    /// port).
     #[inline(always)]
     pub fn lp(&self, node: u32) -> u32 {
         self.lp_of[node as usize]
+    }
+
+    /// The process in which a packet for host `dst` arrives at `node`: `node`'s, or, at
+    /// a split switch, the one of the unit it goes down to, `dst`'s.
+    #[inline(always)]
+    pub fn lp_for(&self, node: u32, dst: u32) -> u32 {
+        match self.lp_of[node as usize] {
+            SPLIT => self.lp_of[dst as usize],
+            lp => lp,
+        }
+    }
+
+    /// The process that owns port `port` of `node` in `fabric`: the node's, or at a
+    /// split switch, its peer's.
+    pub fn port_owner(&self, fabric: &Fabric, node: u32, port: usize) -> u32 {
+        match self.lp(node) {
+            SPLIT => self.lp(fabric.ports(node)[port].peer),
+            lp => lp,
+        }
+    }
+
+    /// Whether process `lp` builds switch `node` (its own, or split).
+    #[inline]
+    pub fn builds(&self, node: u32, lp: u32) -> bool {
+        let at = self.lp(node);
+        at == lp || at == SPLIT
+    }
+
+    /// Some switch is split by its egress.
+    pub fn has_split(&self) -> bool {
+        self.lp_of.contains(&SPLIT)
     }
 }
 
@@ -155,7 +208,7 @@ mod tests {
     #[test]
     fn a_fat_tree_is_cut_between_pods_and_cores() {
         let f = fabric("kind = \"fat_tree\"\nk = 8\nlink_delay = \"1us\"");
-        let p = Partition::plan(&f, 8).unwrap();
+        let p = Partition::plan(&f, 8, false).unwrap();
         assert_eq!(p.count, 8);
         let hosts = f.hosts();
         for node in 0..f.node_count() as u32 {
@@ -180,18 +233,52 @@ mod tests {
         }
         // 1 us of propagation plus a byte at 10 Gbit/s.
         assert_eq!(p.lookahead, 1_000_000 + 800);
-        let two = Partition::plan(&f, 2).unwrap();
+        let two = Partition::plan(&f, 2, false).unwrap();
         assert_eq!(two.lp(0), 0);
         assert_eq!(two.lp(hosts - 1), 1);
+    }
+
+    /// Split by egress, a core belongs to no process: a packet arriving at it is the
+    /// process's of its destination's pod, each of its ports the process's of the pod it
+    /// goes down to, and the lookahead is still the links into the top tier's.
+    #[test]
+    fn a_split_core_arrives_where_its_packet_goes_down() {
+        let f = fabric("kind = \"fat_tree\"\nk = 8\nlink_delay = \"1us\"");
+        let p = Partition::plan(&f, 4, true).unwrap();
+        let hosts = f.hosts();
+        assert!(p.has_split());
+        for core in hosts + 64..f.node_count() as u32 {
+            assert_eq!(p.lp(core), SPLIT);
+            assert!((0..4).all(|lp| p.builds(core, lp)));
+            for (i, end) in f.ports(core).iter().enumerate() {
+                assert_eq!(p.port_owner(&f, core, i), p.lp(end.peer));
+            }
+            for dst in 0..hosts {
+                // 16 hosts a pod, two pods a process.
+                assert_eq!(p.lp_for(core, dst), dst / 32);
+            }
+        }
+        // Everything below the cores is cut as before.
+        let whole_cores = Partition::plan(&f, 4, false).unwrap();
+        for n in 0..hosts + 64 {
+            assert_eq!(p.lp(n), whole_cores.lp(n));
+            assert_eq!(p.lp_for(n, 0), p.lp(n));
+            assert!(!p.builds(n, (p.lp(n) + 1) % 4));
+        }
+        assert_eq!(p.lookahead, 1_000_000 + 800);
     }
 
     #[test]
     fn shapes_without_units_and_too_many_processes_are_refused() {
         let star = fabric("kind = \"star\"\nhosts = 4");
-        assert!(Partition::plan(&star, 2).unwrap_err().contains("star"));
-        assert_eq!(Partition::plan(&star, 1).unwrap().count, 1);
+        assert!(Partition::plan(&star, 2, true)
+            .unwrap_err()
+            .contains("star"));
+        assert_eq!(Partition::plan(&star, 1, true).unwrap().count, 1);
         let ls = fabric("kind = \"leaf_spine\"\nracks = 3\nhosts_per_rack = 4\nspines = 2");
-        assert!(Partition::plan(&ls, 4).unwrap_err().contains("at most 3"));
-        assert_eq!(Partition::plan(&ls, 3).unwrap().count, 3);
+        assert!(Partition::plan(&ls, 4, true)
+            .unwrap_err()
+            .contains("at most 3"));
+        assert_eq!(Partition::plan(&ls, 3, true).unwrap().count, 3);
     }
 }
