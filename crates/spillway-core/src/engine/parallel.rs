@@ -29,6 +29,7 @@ use crate::output::pings::PingRecords;
 use crate::output::ports::PortRecords;
 use crate::output::timeseries::TimeseriesRecords;
 use crate::switch::deadlock;
+use crate::switch::port::PortReport;
 use crate::units::{Ps, HORIZON};
 use crate::workload::QueryRecord;
 use std::collections::HashMap;
@@ -462,10 +463,13 @@ impl Parallel {
         for node in hosts..self.part.lp_of.len() as u32 {
             let base = fabric.first_port(node);
             if self.part.lp(node) == SPLIT {
-                // Each port from the process it serves (its copies elsewhere idle).
+                // Each port from the process it serves (its copies elsewhere idle); each
+                // process's reports of this switch taken once.
+                let mut reps: HashMap<u32, Vec<PortReport>> = HashMap::new();
                 for i in 0..fabric.ports(node).len() {
-                    let lp = &self.lps[self.part.port_owner(fabric, node, i) as usize];
-                    let rep = &lp.switch_reports(node)[i];
+                    let owner = self.part.port_owner(fabric, node, i);
+                    let lp = &self.lps[owner as usize];
+                    let rep = &reps.entry(owner).or_insert_with(|| lp.switch_reports(node))[i];
                     r.push(node, i as u32, true, rep, lp.sampling.queue_row(base + i));
                 }
                 continue;
