@@ -124,9 +124,10 @@ impl Partition {
         let mut lookahead = Ps::MAX;
         for node in 0..fabric.node_count() as u32 {
             for end in fabric.ports(node) {
-                // A link into a split switch is cut for every packet bound elsewhere.
+                // A link into a split switch is cut (for every packet bound elsewhere);
+                // one out of it never is (its port is the peer's process's).
                 let (a, b) = (lp_of[node as usize], lp_of[end.peer as usize]);
-                if a != b || a == SPLIT {
+                if a != b && a != SPLIT {
                     let soonest = end.delay + serialization_ps(MIN_FRAME, end.rate);
                     lookahead = lookahead.min(soonest);
                 }
