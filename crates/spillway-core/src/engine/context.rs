@@ -117,20 +117,37 @@ impl Ctx {
         let Some(out) = self.outbox.as_mut() else {
             return;
         };
-        for (time, mut ev, lp) in out.away.drain(..) {
+        // The packets were sent some time ago in the window and their lines have gone
+        // cold: each is loaded a few ahead of its copy (the copy was 5% of a cut run's
+        // time, nearly all of it waiting on the reads).
+        const AHEAD: usize = 4;
+        let pkt_of = |ev: &Ev| match ev {
+            Ev::Arrive { pkt, .. } | Ev::Header { pkt, .. } => *pkt,
+            _ => unreachable!("only packets cross between processes"),
+        };
+        for (_, ev, _) in out.away.iter().take(AHEAD) {
+            self.pkts.prefetch(pkt_of(ev), true);
+        }
+        for k in 0..out.away.len() {
+            if let Some((_, ev, _)) = out.away.get(k + AHEAD) {
+                self.pkts.prefetch(pkt_of(ev), true);
+            }
+            let (time, mut ev, lp) = out.away[k];
             let pkt = match &mut ev {
                 Ev::Arrive { pkt, .. } | Ev::Header { pkt, .. } => pkt,
                 _ => unreachable!("only packets cross between processes"),
             };
-            let (hot, p) = self.pkts.take(*pkt);
-            *pkt = u32::MAX; // renumbered where it lands
+            let i = std::mem::replace(pkt, u32::MAX); // renumbered where it lands
+                                                      // Copied from its slot straight into the post (not through a temporary).
             out.to[lp as usize].parcels.push(Parcel {
                 time,
                 ev,
-                hot,
-                pkt: p,
+                hot: *self.pkts.hot(i),
+                pkt: self.pkts.get(i).clone(),
             });
+            self.pkts.free(i);
         }
+        out.away.clear();
     }
 
     /// A note for the process that owns `node`.

@@ -51,6 +51,12 @@ pub struct Post {
     pub dones: Vec<Done>,
 }
 
+impl Post {
+    pub fn is_empty(&self) -> bool {
+        self.parcels.is_empty() && self.notes.is_empty() && self.dones.is_empty()
+    }
+}
+
 /// A process's outgoing post, by destination.
 pub struct Outbox {
     pub part: Arc<Partition>,

@@ -261,6 +261,7 @@ impl Parallel {
         let n = self.lps.len();
         let shared = Shared {
             slots: (0..n * n).map(|_| Mutex::new(Post::default())).collect(),
+            full: (0..n * n).map(|_| AtomicBool::new(false)).collect(),
             status: self.status.iter().map(|s| Mutex::new(*s)).collect(),
             barrier: Barrier::new(self.threads),
             lookahead: self.part.lookahead,
@@ -550,6 +551,10 @@ impl Parallel {
 struct Shared {
     /// Post from process i to process j: `slots[i * n + j]`.
     slots: Vec<Mutex<Post>>,
+    /// Whether `slots[i]` holds a post not yet taken: most pairs of processes exchange
+    /// nothing in most windows, and a look at a flag is cheaper than a lock (set and
+    /// cleared on either side of a barrier, which orders them).
+    full: Vec<AtomicBool>,
     status: Vec<Mutex<Status>>,
     barrier: Barrier,
     lookahead: Ps,
@@ -667,18 +672,30 @@ fn worker(mut mine: Vec<(usize, &mut Sim)>, sh: &Shared) -> Outcome {
                 }
             }
         };
+        let mut parcels = 0;
         for (i, s) in mine.iter_mut() {
             s.run_window(w, until);
             for dst in (0..n).filter(|&d| d != *i) {
-                let mut slot = sh.slots[*i * n + dst].lock().expect("no worker panicked");
+                if !s.has_post(dst) {
+                    continue;
+                }
+                let k = *i * n + dst;
+                let mut slot = sh.slots[k].lock().expect("no worker panicked");
                 s.swap_post(dst, &mut slot);
-                sh.parcels.fetch_add(slot.parcels.len(), Ordering::Relaxed);
+                parcels += slot.parcels.len();
+                sh.full[k].store(true, Ordering::Relaxed);
             }
         }
+        sh.parcels.fetch_add(parcels, Ordering::Relaxed);
         waited += sh.barrier.wait();
         for (i, s) in mine.iter_mut() {
+            // In the senders' order, whichever posted.
             for src in (0..n).filter(|&x| x != *i) {
-                let mut slot = sh.slots[src * n + *i].lock().expect("no worker panicked");
+                let k = src * n + *i;
+                if !sh.full[k].swap(false, Ordering::Relaxed) {
+                    continue;
+                }
+                let mut slot = sh.slots[k].lock().expect("no worker panicked");
                 s.import(&mut slot);
             }
             s.imported();

@@ -58,6 +58,16 @@ impl Sim {
         self.cx.counters.events - start
     }
 
+    /// Whether this window's post for process `to` has anything in it.
+    pub(crate) fn has_post(&self, to: usize) -> bool {
+        let out = self
+            .cx
+            .outbox
+            .as_ref()
+            .expect("a process of a parallel run");
+        !out.to[to].is_empty()
+    }
+
     /// This window's post for process `to` (taken: the outbox keeps `spare`'s buffers).
     pub(crate) fn swap_post(&mut self, to: usize, spare: &mut Post) {
         let out = self

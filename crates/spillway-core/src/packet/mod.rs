@@ -260,12 +260,6 @@ impl Arena {
     pub fn get_mut(&mut self, i: u32) -> &mut Packet {
         &mut self.cold[i as usize]
     }
-    /// Takes packet i out (its slot is free again): what crosses to another process.
-    pub fn take(&mut self, i: u32) -> (Hot, Packet) {
-        self.free.push(i);
-        (self.hot[i as usize], self.cold[i as usize].clone())
-    }
-
     /// Stores a copy of a packet that came from another process, its hot part as it
     /// was there: copied once, from the post straight into its slot.
     pub fn put(&mut self, h: &Hot, p: &Packet) -> u32 {
