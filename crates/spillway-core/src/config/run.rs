@@ -18,7 +18,7 @@ pub struct RunSpec {
     /// `run.progress_limit`: stop a run whose active flows have had no byte acknowledged
     /// for this long (a livelock).
     pub progress_limit: Option<Ps>,
-    /// `run.partitions`: logical processes (None: `auto`, one per pod or rack).
+    /// `run.partitions`: logical processes (None: `auto`, `Partition::auto`).
     pub partitions: Option<u32>,
     /// `run.threads` (None: `auto`).
     pub threads: Option<u32>,

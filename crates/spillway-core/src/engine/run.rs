@@ -32,8 +32,10 @@ pub enum Run {
 impl Run {
     pub fn new(sc: &Scenario) -> Result<Run, ScenarioError> {
         let fabric = Sim::fabric(sc)?;
-        let units = Partition::units(fabric.shape());
-        let n = sc.run.partitions.unwrap_or(units);
+        let n = sc
+            .run
+            .partitions
+            .unwrap_or_else(|| Partition::auto(fabric.shape(), fabric.hosts()));
         if n == 1 {
             return Ok(Run::Whole(Sim::build(sc, Arc::new(fabric), None)?));
         }

@@ -29,6 +29,11 @@ use crate::units::{serialization_ps, Ps};
 /// run.)
 const MIN_FRAME: u64 = 1;
 
+/// [`Partition::auto`]: processes enough for four threads at any size...
+pub const AUTO_LEAST: u32 = 4;
+/// ...and more where the fabric is large enough to keep each busy.
+pub const AUTO_HOSTS_EACH: u32 = 256;
+
 /// [`Partition::lp_of`] of a top-tier switch split by its egress ports.
 pub const SPLIT: u32 = u32::MAX;
 
@@ -60,6 +65,17 @@ impl Partition {
             Shape::LeafSpine { racks, .. } => racks,
             Shape::Star { .. } | Shape::Dumbbell { .. } => 1,
         }
+    }
+
+    /// `run.partitions = "auto"`: at least [`AUTO_LEAST`] processes and one per
+    /// [`AUTO_HOSTS_EACH`] hosts, at most one per unit. Fewer, larger processes than
+    /// units: a process per pod doubles the packets that cross a cut and adds a queue,
+    /// a post and a window's bookkeeping per process, which at 128-1,024 hosts cost more
+    /// than the threads gain (docs/performance.md § Parallel runs: on two threads 4
+    /// processes ran k=16 1.70-1.80x the whole run, 16 ran it 1.47x). Depends on the
+    /// fabric alone, so the result is the same on every machine and thread count.
+    pub fn auto(shape: &Shape, hosts: u32) -> u32 {
+        Self::units(shape).min(AUTO_LEAST.max(hosts / AUTO_HOSTS_EACH))
     }
 
     /// `fabric` cut into `n` processes (at most [`Partition::units`]; `n` = 1: whole),
@@ -267,6 +283,25 @@ mod tests {
             assert!(!p.builds(n, (p.lp(n) + 1) % 4));
         }
         assert_eq!(p.lookahead, 1_000_000 + 800);
+    }
+
+    #[test]
+    fn auto_takes_four_processes_or_one_per_256_hosts_within_the_units() {
+        let auto = |shape: Shape| Partition::auto(&shape, shape.host_count());
+        assert_eq!(auto(Shape::FatTree { k: 4 }), 4); // 16 hosts: a pod each
+        assert_eq!(auto(Shape::FatTree { k: 8 }), 4); // 128 hosts
+        assert_eq!(auto(Shape::FatTree { k: 16 }), 4); // 1,024 hosts
+        assert_eq!(auto(Shape::FatTree { k: 24 }), 13); // 3,456 hosts
+        assert_eq!(auto(Shape::FatTree { k: 32 }), 32); // 8,192 hosts: a pod each
+        let racks = |racks| Shape::LeafSpine {
+            racks,
+            hosts_per_rack: 16,
+            spines: 4,
+        };
+        assert_eq!(auto(racks(3)), 3);
+        assert_eq!(auto(racks(64)), 4);
+        assert_eq!(auto(Shape::Star { hosts: 4096 }), 1);
+        assert_eq!(auto(Shape::Dumbbell { hosts: 8 }), 1);
     }
 
     #[test]
