@@ -60,6 +60,9 @@ pub struct KeyDef {
 
 pub(super) const LEAF_SPINE_KINDS: &[&str] = &["leaf_spine", "pfabric144", "detail96"];
 
+/// The shapes with racks of hosts under a leaf (rack switch).
+pub(super) const RACK_KINDS: &[&str] = &["leaf_spine", "clos", "pfabric144", "detail96"];
+
 pub(super) const QUERY_KINDS: &[&str] = &["request_response", "partition_aggregate"];
 
 /// The query workloads with per-query draws and rates (DeTail §8.1).
@@ -94,20 +97,26 @@ macro_rules! key {
 
 /// Every scenario key. Order here is the order of the resolved file and the reference.
 pub const KEYS: &[KeyDef] = &[
-    key!("topology.kind", Ty::Choice(&["star", "dumbbell", "leaf_spine", "fat_tree", "pfabric144", "detail96"]), "star", &[],
-        "Topology shape. `pfabric144` and `detail96` are `leaf_spine` with the papers' parameters as defaults."),
+    key!("topology.kind", Ty::Choice(&["star", "dumbbell", "leaf_spine", "fat_tree", "clos", "pfabric144", "detail96"]), "star", &[],
+        "Topology shape. `pfabric144` and `detail96` are `leaf_spine` with the papers' parameters as defaults; `clos` is a folded Clos of pods and planes (Meta's data center fabric)."),
     key!("topology.hosts", Ty::Int, "16", &["star", "dumbbell"],
         "Number of hosts. `dumbbell`: half on each side (must be even). At most 65,536 (`star`) or 131,070 (`dumbbell`): a port index is 16 bits."),
     key!("topology.k", Ty::Int, "8", &["fat_tree"],
         "Fat-tree arity (even, 2 to 64): k pods, k³/4 hosts, k²/4 core switches. k=8 is FastLane's 128-server fat-tree."),
     key!("topology.racks", Ty::Int, "4", LEAF_SPINE_KINDS, "Racks (leaf switches). Hosts × switches is at most 2³⁰ (4 GiB of routing tables)."),
-    key!("topology.hosts_per_rack", Ty::Int, "8", LEAF_SPINE_KINDS, "Hosts under each leaf; with `spines`, at most 65,536 ports a leaf."),
+    key!("topology.hosts_per_rack", Ty::Int, "8", RACK_KINDS, "Hosts under each leaf (rack switch); with `spines` (`planes`), at most 65,536 ports a leaf."),
     key!("topology.spines", Ty::Int, "2", LEAF_SPINE_KINDS, "Spine switches; every leaf has one link to every spine."),
+    key!("topology.pods", Ty::Int, "2", &["clos"], "Pods: racks and their fabric switches (Meta's fabric: 8 in Parsimon's `cluster_b`)."),
+    key!("topology.racks_per_pod", Ty::Int, "4", &["clos"], "Racks (rack switches) in each pod (`cluster_b`: 48)."),
+    key!("topology.planes", Ty::Int, "2", &["clos"],
+        "Spine planes: each pod has one fabric switch per plane, and every rack switch links to each of its pod's (`cluster_b`: 4)."),
+    key!("topology.spines_per_plane", Ty::Int, "2", &["clos"],
+        "Spine switches in each plane; every fabric switch of plane p links to each spine of plane p. Fewer spines oversubscribe the fabric: with 40 Gbit/s fabric links and 16 hosts of 10 Gbit/s a rack, `cluster_b` has 48 (1:1) or 24 (2:1)."),
     key!("topology.link_rate", Ty::Rate, "10Gbps", &[], "Rate of host links (host to first switch)."),
     key!("topology.link_delay", Ty::Time, "1us", &[], "Propagation delay of host links."),
-    key!("topology.fabric_rate", Ty::Rate, "", &["dumbbell", "leaf_spine", "fat_tree", "pfabric144", "detail96"],
+    key!("topology.fabric_rate", Ty::Rate, "", &["dumbbell", "leaf_spine", "fat_tree", "clos", "pfabric144", "detail96"],
         "Rate of switch-to-switch links; defaults to `link_rate`. Lower it to oversubscribe."),
-    key!("topology.fabric_delay", Ty::Time, "", &["dumbbell", "leaf_spine", "fat_tree", "pfabric144", "detail96"],
+    key!("topology.fabric_delay", Ty::Time, "", &["dumbbell", "leaf_spine", "fat_tree", "clos", "pfabric144", "detail96"],
         "Propagation delay of switch-to-switch links; defaults to `link_delay`."),
     key!("topology.clock_ppm", Ty::Float, "0", &[],
         "Clock tolerance: every port of a node (a host's NIC, a switch's ports, which share one oscillator) \

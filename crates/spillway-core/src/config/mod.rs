@@ -263,7 +263,7 @@ fn check_buffers(
     tr: &TransportConfig,
 ) -> Result<(), ScenarioError> {
     let frame = wire_bytes(tr.mss() + tr.header_bytes(), t.framing_bytes) as u64;
-    let tiered = matches!(t.shape, Shape::LeafSpine { .. } | Shape::FatTree { .. });
+    let tiered = t.shape.tiered();
     let buffers = [
         ("switch.buffer", Some(sw.buffer)),
         ("switch.edge_buffer", Some(sw.edge_buffer)),

@@ -42,6 +42,7 @@ pub(super) fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioErro
             }
             Shape::FatTree { k }
         }
+        "clos" => read_clos(r)?,
         _ => {
             let racks = r.uint("topology.racks", 1, 1 << 16)? as u32;
             let hosts_per_rack = r.uint("topology.hosts_per_rack", 1, 1 << 16)? as u32;
@@ -110,5 +111,56 @@ pub(super) fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioErro
         clock_ppm,
         host_link_rates: Vec::new(),
         uplink_rates: Vec::new(),
+    })
+}
+
+/// `topology.kind = "clos"`: pods of racks, planes of spines (docs/reference.md).
+fn read_clos(r: &mut Reader) -> Result<Shape, ScenarioError> {
+    let pods = r.uint("topology.pods", 1, 1 << 12)? as u32;
+    let racks_per_pod = r.uint("topology.racks_per_pod", 1, 1 << 12)? as u32;
+    let hosts_per_rack = r.uint("topology.hosts_per_rack", 1, 1 << 16)? as u32;
+    let planes = r.uint("topology.planes", 1, 1 << 10)? as u32;
+    let spines_per_plane = r.uint("topology.spines_per_plane", 1, 1 << 12)? as u32;
+    // Ports: a rack switch has its hosts and a link a plane; a fabric switch its pod's
+    // racks and its plane's spines; a spine a link a pod.
+    let ports = [
+        (
+            "topology.hosts_per_rack",
+            u64::from(hosts_per_rack) + u64::from(planes),
+        ),
+        (
+            "topology.racks_per_pod",
+            u64::from(racks_per_pod) + u64::from(spines_per_plane),
+        ),
+        ("topology.pods", u64::from(pods)),
+    ];
+    for (key, n) in ports {
+        if n > MAX_PORTS {
+            return Err(r.err(
+                key,
+                format!("a switch would have {n} ports; at most {MAX_PORTS}"),
+            ));
+        }
+    }
+    let racks = u64::from(pods) * u64::from(racks_per_pod);
+    let hosts = racks * u64::from(hosts_per_rack);
+    let switches = racks
+        + u64::from(pods) * u64::from(planes)
+        + u64::from(planes) * u64::from(spines_per_plane);
+    if hosts < 2 {
+        return Err(r.err(
+            "topology.hosts_per_rack",
+            "the topology needs at least 2 hosts",
+        ));
+    }
+    if hosts * switches > MAX_ROUTE_ENTRIES {
+        return Err(r.err("topology.pods", route_table_message(hosts, switches)));
+    }
+    Ok(Shape::Clos {
+        pods,
+        racks_per_pod,
+        hosts_per_rack,
+        planes,
+        spines_per_plane,
     })
 }

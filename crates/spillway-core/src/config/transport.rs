@@ -27,6 +27,20 @@ pub(super) fn bdp_segments(t: &TopologySpec, mss: u32, header: u32) -> u32 {
             }
         }
         Shape::FatTree { .. } => 4,
+        // Rack, fabric switch, spine, fabric switch, rack between pods.
+        Shape::Clos {
+            pods,
+            racks_per_pod,
+            ..
+        } => {
+            if pods > 1 {
+                4
+            } else if racks_per_pod > 1 {
+                2
+            } else {
+                0
+            }
+        }
     };
     let data = wire_bytes(mss + header, t.framing_bytes) as u64;
     let ack = wire_bytes(header, t.framing_bytes) as u64;

@@ -63,6 +63,7 @@ impl Partition {
         match *shape {
             Shape::FatTree { k } => k,
             Shape::LeafSpine { racks, .. } => racks,
+            Shape::Clos { pods, .. } => pods,
             Shape::Star { .. } | Shape::Dumbbell { .. } => 1,
         }
     }
@@ -126,6 +127,26 @@ impl Partition {
                         SPLIT
                     } else {
                         (node - hosts - racks) % racks
+                    }
+                }
+                Shape::Clos {
+                    pods,
+                    racks_per_pod,
+                    hosts_per_rack,
+                    planes,
+                    ..
+                } => {
+                    let racks = pods * racks_per_pod;
+                    if node < hosts {
+                        node / (racks_per_pod * hosts_per_rack)
+                    } else if node < hosts + racks {
+                        (node - hosts) / racks_per_pod
+                    } else if node < hosts + racks + pods * planes {
+                        (node - hosts - racks) / planes
+                    } else if split_top {
+                        SPLIT
+                    } else {
+                        (node - hosts - racks - pods * planes) % pods
                     }
                 }
                 Shape::Star { .. } | Shape::Dumbbell { .. } => 0,
@@ -204,6 +225,7 @@ fn shape_name(s: &Shape) -> &'static str {
         Shape::Dumbbell { .. } => "dumbbell",
         Shape::LeafSpine { .. } => "leaf_spine",
         Shape::FatTree { .. } => "fat_tree",
+        Shape::Clos { .. } => "clos",
     }
 }
 

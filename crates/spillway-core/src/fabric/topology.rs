@@ -19,6 +19,16 @@ pub enum Shape {
     FatTree {
         k: u32,
     },
+    /// A folded Clos of pods and planes, as Meta's data center fabric (and Parsimon's
+    /// `cluster_b`) lays it out: every rack switch links to its pod's fabric switch of
+    /// each plane, every fabric switch of plane p to each spine of plane p.
+    Clos {
+        pods: u32,
+        racks_per_pod: u32,
+        hosts_per_rack: u32,
+        planes: u32,
+        spines_per_plane: u32,
+    },
 }
 
 impl Shape {
@@ -31,6 +41,12 @@ impl Shape {
                 ..
             } => racks * hosts_per_rack,
             Shape::FatTree { k } => k * k * k / 4,
+            Shape::Clos {
+                pods,
+                racks_per_pod,
+                hosts_per_rack,
+                ..
+            } => pods * racks_per_pod * hosts_per_rack,
         }
     }
 }
@@ -154,8 +170,39 @@ impl Topology {
                 }
                 k * k + half * half
             }
+            Shape::Clos {
+                pods,
+                racks_per_pod,
+                hosts_per_rack,
+                planes,
+                spines_per_plane,
+            } => {
+                let racks = pods * racks_per_pod;
+                let rack = |r: u32| hosts + r;
+                let fabric_sw = |p: u32, plane: u32| hosts + racks + p * planes + plane;
+                let spine = |plane: u32, s: u32| {
+                    hosts + racks + pods * planes + plane * spines_per_plane + s
+                };
+                top_tier = Some(spine(0, 0));
+                for h in 0..hosts {
+                    links.push(host_link(h, rack(h / hosts_per_rack)));
+                }
+                for r in 0..racks {
+                    for plane in 0..planes {
+                        links.push(fabric_link(rack(r), fabric_sw(r / racks_per_pod, plane)));
+                    }
+                }
+                for p in 0..pods {
+                    for plane in 0..planes {
+                        for s in 0..spines_per_plane {
+                            links.push(fabric_link(fabric_sw(p, plane), spine(plane, s)));
+                        }
+                    }
+                }
+                racks + pods * planes + planes * spines_per_plane
+            }
         };
-        let tiered = matches!(spec.shape, Shape::LeafSpine { .. } | Shape::FatTree { .. });
+        let tiered = spec.shape.tiered();
         for &(h, rate) in spec.uplink_rates.iter().filter(|_| tiered) {
             let Some(sw) = links.iter().find(|l| l.a == h).map(|l| l.b) else {
                 continue;
@@ -211,13 +258,29 @@ impl Shape {
             Shape::Dumbbell { .. } => 2,
             Shape::LeafSpine { racks, spines, .. } => racks + spines,
             Shape::FatTree { k } => k * k + k * k / 4,
+            Shape::Clos {
+                pods,
+                racks_per_pod,
+                planes,
+                spines_per_plane,
+                ..
+            } => pods * racks_per_pod + pods * planes + planes * spines_per_plane,
         };
         self.host_count() + switches
     }
 
+    /// The shape has tiers of switches (a top tier above the hosts' switches).
+    pub fn tiered(&self) -> bool {
+        matches!(
+            self,
+            Shape::LeafSpine { .. } | Shape::FatTree { .. } | Shape::Clos { .. }
+        )
+    }
+
     /// The name scenarios use for node `i` (numbering as [`Topology::build`] lays it out):
     /// `host3`; `switch` (star); `left`, `right` (dumbbell); `leaf2`, `spine0`
-    /// (leaf_spine); `edge1.0`, `agg1.1`, `core3` (fat_tree: pod.index).
+    /// (leaf_spine); `edge1.0`, `agg1.1`, `core3` (fat_tree: pod.index); `rack5`,
+    /// `fabric1.2`, `spine2.7` (clos: pod.plane, plane.index).
     pub fn node_name(&self, i: u32) -> String {
         let hosts = self.host_count();
         if i < hosts {
@@ -238,6 +301,24 @@ impl Shape {
                 }
             }
             Shape::FatTree { k } => format!("core{}", s - k * k),
+            Shape::Clos {
+                pods,
+                racks_per_pod,
+                planes,
+                spines_per_plane,
+                ..
+            } => {
+                let racks = pods * racks_per_pod;
+                if s < racks {
+                    format!("rack{s}")
+                } else if s < racks + pods * planes {
+                    let f = s - racks;
+                    format!("fabric{}.{}", f / planes, f % planes)
+                } else {
+                    let t = s - racks - pods * planes;
+                    format!("spine{}.{}", t / spines_per_plane, t % spines_per_plane)
+                }
+            }
         }
     }
 

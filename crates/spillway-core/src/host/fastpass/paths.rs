@@ -79,6 +79,13 @@ pub fn build(
                 PathSelection::ThreeTier(Box::new(t), half),
             )
         }
+        Shape::Clos { .. } => {
+            return Err(
+                "the arbiter's path selection knows leaf-spine and fat-tree fabrics, not a \
+                 Clos of planes (its paths are a fabric switch and a spine within a plane)"
+                    .into(),
+            )
+        }
     })
 }
 
