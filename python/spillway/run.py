@@ -44,7 +44,8 @@ _NUMPY = {"u64": np.uint64, "u32": np.uint32, "u8": np.uint8, "f64": np.float64,
           "bool": np.bool_}
 # Every file a run may write. A directory holding anything else is not replaced.
 OUTPUT_FILES = ("flows.parquet", "queries.parquet", "ports.parquet", "timeseries.parquet",
-                "flow_throughput.parquet", "pings.parquet", "summary.json", "scenario.toml")
+                "flow_throughput.parquet", "pings.parquet", "fct.txt", "summary.json",
+                "scenario.toml")
 
 
 def table(name: str, cols: dict[str, np.ndarray]) -> pa.Table:
@@ -338,6 +339,9 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
         pq.write_table(empty_table("flow_throughput"), out / "flow_throughput.parquet")
     if sim.has_pings:
         pq.write_table(joined_table("pings", ping_parts), out / "pings.parquet")
+    fct_txt = sim.fct_txt()
+    if fct_txt is not None:  # run.fct_txt: HPCC's file, for that pipeline's scripts
+        (out / "fct.txt").write_text(fct_txt)
     ports = sim.ports()
     pq.write_table(table("ports", ports), out / "ports.parquet")
     counters = sim.counters()

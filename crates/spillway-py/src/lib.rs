@@ -10,6 +10,7 @@ use spillway_core::engine::run::Run;
 use spillway_core::output::counters::Counters;
 use spillway_core::output::flow_throughput::FlowThroughputRecords;
 use spillway_core::output::flows::FlowRecords;
+use spillway_core::output::hpcc::FctWriter;
 use spillway_core::output::pings::PingRecords;
 use spillway_core::output::ports::PortRecords;
 use spillway_core::output::queries::QueryRecords;
@@ -280,6 +281,8 @@ struct Simulation {
     sim: Run,
     resolved: String,
     duration: Option<u64>,
+    /// `run.fct_txt`: the finished flows, kept for HPCC's fct.txt.
+    fct: Option<FctWriter>,
 }
 
 #[pymethods]
@@ -294,10 +297,12 @@ impl Simulation {
     ) -> PyResult<Self> {
         let sc = parse(py, text, overrides, base_dir)?;
         let sim = Run::new(&sc).map_err(|e| scenario_err(py, e))?;
+        let fct = sim.fct_writer(&sc);
         Ok(Simulation {
             sim,
             resolved: sc.resolved,
             duration: sc.run.duration,
+            fct,
         })
     }
 
@@ -349,7 +354,16 @@ impl Simulation {
     /// Flow records finished since the last call, as NumPy columns.
     fn take_flows<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let r = self.sim.take_flows();
+        if let Some(w) = &mut self.fct {
+            w.add(&r);
+        }
         columns_dict(py, r.columns())
+    }
+
+    /// HPCC's fct.txt of the flows taken so far (`run.fct_txt`), or None when off.
+    fn fct_txt(&self, py: Python<'_>) -> Option<String> {
+        let (w, fabric) = (self.fct.as_ref()?, self.sim.fabric());
+        Some(py.detach(|| w.render(fabric)))
     }
 
     /// Query records finished since the last call, as NumPy columns.

@@ -17,6 +17,7 @@ pub enum Ty {
     HostList,
     Flows,
     Routes,
+    Links,
     FloatOrOff,
     SizeOrOff,
     SizeList,
@@ -40,6 +41,7 @@ impl Ty {
             Ty::HostList => "list of host indices".into(),
             Ty::Flows => "array of tables `{src, dst, size, start}`".into(),
             Ty::Routes => "array of tables `{at, to, via, weights}`".into(),
+            Ty::Links => "array of tables `{a, b, rate, delay}`".into(),
             Ty::FloatOrOff => "number or `off`".into(),
             Ty::SizeOrOff => "size or `off`".into(),
             Ty::SizeList => "list of sizes (`[\"16KB\", \"64KB\"]`)".into(),
@@ -59,6 +61,17 @@ pub struct KeyDef {
 }
 
 pub(super) const LEAF_SPINE_KINDS: &[&str] = &["leaf_spine", "pfabric144", "detail96"];
+
+/// The shapes built from a few numbers (not a graph given link by link).
+pub(super) const SHAPED_KINDS: &[&str] = &[
+    "star",
+    "dumbbell",
+    "leaf_spine",
+    "fat_tree",
+    "clos",
+    "pfabric144",
+    "detail96",
+];
 
 /// The shapes with racks of hosts under a leaf (rack switch).
 pub(super) const RACK_KINDS: &[&str] = &["leaf_spine", "clos", "pfabric144", "detail96"];
@@ -97,8 +110,14 @@ macro_rules! key {
 
 /// Every scenario key. Order here is the order of the resolved file and the reference.
 pub const KEYS: &[KeyDef] = &[
-    key!("topology.kind", Ty::Choice(&["star", "dumbbell", "leaf_spine", "fat_tree", "clos", "pfabric144", "detail96"]), "star", &[],
-        "Topology shape. `pfabric144` and `detail96` are `leaf_spine` with the papers' parameters as defaults; `clos` is a folded Clos of pods and planes (Meta's data center fabric)."),
+    key!("topology.kind", Ty::Choice(&["star", "dumbbell", "leaf_spine", "fat_tree", "clos", "graph", "pfabric144", "detail96"]), "star", &[],
+        "Topology shape. `pfabric144` and `detail96` are `leaf_spine` with the papers' parameters as defaults; `clos` is a folded Clos of pods and planes (Meta's data center fabric); `graph` is any fabric given link by link (`file`, or `links` and `switches`)."),
+    key!("topology.file", Ty::Text, "", &["graph"],
+        "The HPCC simulator's topology.txt (relative to the scenario): `nodes switches links`, the switch ids, then `a b rate delay error_rate` a line (`0 4 10000000000bps 1000ns 0`). Hosts are numbered 0.. in id order, switches after; routes are shortest paths, ECMP over every equal one. Not beside `links`."),
+    key!("topology.switches", Ty::IntList, "", &["graph"],
+        "With `links`: the ids that are switches; every other id is a host with exactly one link."),
+    key!("topology.links", Ty::Links, "", &["graph"],
+        "`[[topology.links]]` with `a`, `b` (node ids), `rate` and `delay`: the graph given in the scenario, as `file` gives it; ids run 0 to the largest named."),
     key!("topology.hosts", Ty::Int, "16", &["star", "dumbbell"],
         "Number of hosts. `dumbbell`: half on each side (must be even). At most 65,536 (`star`) or 131,070 (`dumbbell`): a port index is 16 bits."),
     key!("topology.k", Ty::Int, "8", &["fat_tree"],
@@ -112,8 +131,8 @@ pub const KEYS: &[KeyDef] = &[
         "Spine planes: each pod has one fabric switch per plane, and every rack switch links to each of its pod's (`cluster_b`: 4)."),
     key!("topology.spines_per_plane", Ty::Int, "2", &["clos"],
         "Spine switches in each plane; every fabric switch of plane p links to each spine of plane p. Fewer spines oversubscribe the fabric: with 40 Gbit/s fabric links and 16 hosts of 10 Gbit/s a rack, `cluster_b` has 48 (1:1) or 24 (2:1)."),
-    key!("topology.link_rate", Ty::Rate, "10Gbps", &[], "Rate of host links (host to first switch)."),
-    key!("topology.link_delay", Ty::Time, "1us", &[], "Propagation delay of host links."),
+    key!("topology.link_rate", Ty::Rate, "10Gbps", SHAPED_KINDS, "Rate of host links (host to first switch)."),
+    key!("topology.link_delay", Ty::Time, "1us", SHAPED_KINDS, "Propagation delay of host links."),
     key!("topology.fabric_rate", Ty::Rate, "", &["dumbbell", "leaf_spine", "fat_tree", "clos", "pfabric144", "detail96"],
         "Rate of switch-to-switch links; defaults to `link_rate`. Lower it to oversubscribe."),
     key!("topology.fabric_delay", Ty::Time, "", &["dumbbell", "leaf_spine", "fat_tree", "clos", "pfabric144", "detail96"],
@@ -399,7 +418,7 @@ pub const KEYS: &[KeyDef] = &[
          "With `burst_period`: queries (sequential: web requests) per second per client during a burst (DeTail §8.1: 10000)."),
     key!("workload.cdf", Ty::Text, "", &["poisson", "request_response", "partition_aggregate"],
         "Flow (poisson; default `websearch`) or response (queries; default: fixed `response_size`) size distribution: \
-         `websearch`, `datamining`, `aditya`, or a CDF file path (formats in docs/workloads.md)."),
+         `websearch`, `datamining`, `aditya`, Meta's `webserver`, `cachefollower`, `hadoop` (SIGCOMM'15, as Parsimon ships them), or a CDF file path (formats in docs/workloads.md)."),
     key!("workload.sources", Ty::HostList, "", &["poisson", "incast"],
         "Hosts that send; default all (incast: all but the receiver; `many_to_one` only)."),
     key!("workload.destinations", Ty::HostList, "", &["poisson"], "Hosts that receive; default all (never the source itself)."),
@@ -426,7 +445,9 @@ pub const KEYS: &[KeyDef] = &[
     key!("workload.clients", Ty::HostList, "", REQUEST_KINDS, "Hosts that issue queries; default all."),
     key!("workload.workers", Ty::HostList, "", REQUEST_KINDS, "Hosts that answer; default all."),
     key!("workload.flows", Ty::Flows, "", &["trace"], "Inline flows: `[[workload.flows]]` with `src`, `dst`, `size`, `start` (time)."),
-    key!("workload.file", Ty::Text, "", &["trace"], "CSV of flows with header `src,dst,size_bytes,start_us`."),
+    key!("workload.file", Ty::Text, "", &["trace"], "A file of flows (relative to the scenario), in `format`."),
+    key!("workload.format", Ty::Choice(&["csv", "hpcc"]), "csv", &["trace"],
+        "`file`'s format. `csv`: header `src,dst,size_bytes,start_us`, a flow a line. `hpcc`: the HPCC simulator's flow.txt, a count line then `src dst pg dport size start_s` a line (or with a flow id first, as Parsimon's and m3's), ids as the topology's (`topology.file`'s on a graph); `pg` (0-7) is the flow's priority class."),
     key!("workload.background_load", Ty::FloatOrOff, "off", &[],
          "Background traffic beside the workload (CP §6.4, DCTCP §4.3): Poisson flows between random distinct hosts with sizes from `background_cdf`, at this load (as `workload.load`, computed on unscaled sizes). It stops when the workload stops generating. `off`: none."),
     key!("workload.background_cdf", Ty::Text, "websearch", &[],
@@ -520,6 +541,8 @@ pub const KEYS: &[KeyDef] = &[
          "Logical processes a run is cut into (docs/architecture.md § Parallel runs): a fat tree's pods or a leaf-spine's racks, grouped into this many, the top tier split by egress port (each port the process's of the unit below it) where its switches allow (output-queued, overflow drop or cut_payload), else dealt among them; `auto`: at least 4 and one per 256 hosts, at most one per pod or rack (4 at 128-1,024 hosts, 32 at 8,192: larger processes cross fewer cuts); 1: the whole fabric in one. The result depends on this (equal-time events in different processes are ordered by the cut) and never on `run.threads`. Star and dumbbell fabrics have one. A workload hears of a completion one lookahead (the cut links' least delay) after it, in every process. Not beside Fastpass (refused)."),
     key!("run.threads", Ty::IntOrAuto, "auto", &[],
          "Threads that run the logical processes (`run.partitions`) at once; outputs are byte-identical for every value. `auto`: one per core, at most one per process, and 1 where the fabric is too small for threads to pay (docs/performance.md § Parallel runs)."),
+    key!("run.fct_txt", Ty::Choice(&["off", "hpcc", "hpcc9"]), "off", &[],
+        "Also write fct.txt, the HPCC simulator's flow-completion file, beside flows.parquet: `hpcc`, its 8 columns (`sip dip sport dport size start_ns fct_ns standalone_fct_ns`, IPs in its hex encoding of node ids, the FCT until the sender has the last ACK); `hpcc9`, the 9 of the fork Parsimon and m3 read (the flow id first, the FCT until the receiver has the last byte). Standalone FCTs by each one's formula with this run's packet and header sizes (docs/mechanisms.md § HPCC formats)."),
     key!("run.progress_limit", Ty::TimeOrOff, "off", &[],
          "Stop the run (stop reason `no_progress`) when flows are active but not one byte of theirs has been acknowledged, cumulatively or by SACK, for this long: a livelock, packets moving and nothing new reaching a receiver. Checked every this long, so the run stops between one and two limits after the last progress. `off`: never."),
     key!("run.timeseries_interval", Ty::TimeOrOff, "off", &[],

@@ -410,7 +410,7 @@ impl<'a> Reader<'a> {
                 out.push_str(&format!("\n[{s}]\n"));
                 section = s;
             }
-            if let (Ty::Flows | Ty::Routes, Value::Array(a)) = (def.ty, v) {
+            if let (Ty::Flows | Ty::Routes | Ty::Links, Value::Array(a)) = (def.ty, v) {
                 // Inline tables keep the resolved file in one section.
                 out.push_str(&format!("{key} = [\n"));
                 for f in a {

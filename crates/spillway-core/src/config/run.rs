@@ -2,6 +2,7 @@
 
 use super::error::ScenarioError;
 use super::reader::Reader;
+use crate::output::hpcc::FctTxt;
 use crate::units::Ps;
 
 #[derive(Debug, Clone)]
@@ -22,6 +23,8 @@ pub struct RunSpec {
     pub partitions: Option<u32>,
     /// `run.threads` (None: `auto`).
     pub threads: Option<u32>,
+    /// `run.fct_txt`: also write HPCC's fct.txt (None: off).
+    pub fct_txt: Option<FctTxt>,
 }
 
 pub(super) fn read_run(r: &mut Reader) -> Result<RunSpec, ScenarioError> {
@@ -35,6 +38,11 @@ pub(super) fn read_run(r: &mut Reader) -> Result<RunSpec, ScenarioError> {
         progress_limit: r.opt_time("run.progress_limit")?,
         partitions: r.uint_or_auto("run.partitions", 1, 4096)?.map(|n| n as u32),
         threads: r.uint_or_auto("run.threads", 1, 1024)?.map(|n| n as u32),
+        fct_txt: match r.choice("run.fct_txt")? {
+            "hpcc" => Some(FctTxt::Hpcc),
+            "hpcc9" => Some(FctTxt::Hpcc9),
+            _ => None,
+        },
     };
     for (key, every) in [
         ("run.timeseries_interval", run.timeseries),

@@ -2,8 +2,10 @@
 
 use super::error::ScenarioError;
 use super::reader::Reader;
+use crate::fabric::graph::{self, GivenLink, Graph};
 use crate::fabric::topology::{Shape, TopologySpec};
 use crate::units;
+use std::sync::Arc;
 use toml::Value;
 
 /// Most ports one node may have: a port index is 16 bits.
@@ -43,6 +45,7 @@ pub(super) fn read_topology(r: &mut Reader) -> Result<TopologySpec, ScenarioErro
             Shape::FatTree { k }
         }
         "clos" => read_clos(r)?,
+        "graph" => return read_graph(r, kind),
         _ => {
             let racks = r.uint("topology.racks", 1, 1 << 16)? as u32;
             let hosts_per_rack = r.uint("topology.hosts_per_rack", 1, 1 << 16)? as u32;
@@ -163,4 +166,148 @@ fn read_clos(r: &mut Reader) -> Result<Shape, ScenarioError> {
         planes,
         spines_per_plane,
     })
+}
+
+/// `topology.kind = "graph"`: from `topology.file` (HPCC's topology.txt) or from
+/// `topology.links` and `topology.switches`. The nominal rates and delays other parts
+/// read (a load's line rate, the BDP) are the slowest host link's and switch link's, and
+/// the shortest delays.
+fn read_graph(r: &mut Reader, kind: String) -> Result<TopologySpec, ScenarioError> {
+    let g = match (
+        r.raw("topology.file").cloned(),
+        r.raw("topology.links").cloned(),
+    ) {
+        (Some(_), Some(links)) => {
+            return Err(r.err_value(
+                "topology.links",
+                &links,
+                "the graph comes from topology.file or topology.links, not both",
+            ))
+        }
+        (Some(v), None) => {
+            let Value::String(name) = &v else {
+                return Err(r.err_value("topology.file", &v, "expected a file path"));
+            };
+            if r.raw("topology.switches").is_some() {
+                return Err(r.err(
+                    "topology.switches",
+                    "a topology.file lists its own switches (its second line)",
+                ));
+            }
+            let path = r.resolve_path(name);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                r.err_value(
+                    "topology.file",
+                    &v,
+                    format!("cannot read {}: {e}", path.display()),
+                )
+            })?;
+            let g = graph::parse_hpcc(&text).map_err(|m| {
+                r.err_value("topology.file", &v, format!("{}: {m}", path.display()))
+            })?;
+            r.record("topology.file", v.clone());
+            g
+        }
+        (None, Some(v)) => {
+            let links = given_links(&v).map_err(|(key, m)| ScenarioError::new(&key, &v, m))?;
+            let switches: Vec<u32> = r
+                .list("topology.switches", |x| match x {
+                    Value::Integer(i) if *i >= 0 && *i < 1 << 24 => Ok(*i as u32),
+                    _ => Err("not a node id".into()),
+                })?
+                .ok_or_else(|| {
+                    r.err(
+                        "topology.switches",
+                        "a graph of topology.links needs the ids of its switches",
+                    )
+                })?;
+            let nodes = links
+                .iter()
+                .flat_map(|l| [l.a, l.b])
+                .chain(switches.iter().copied())
+                .max()
+                .map_or(0, |m| m + 1);
+            let g = Graph::new(nodes, &switches, &links, |i| format!("topology.links[{i}]"))
+                .map_err(|m| r.err_value("topology.links", &v, m))?;
+            r.record("topology.links", v.clone());
+            g
+        }
+        (None, None) => {
+            return Err(r.err(
+                "topology.file",
+                "a graph needs topology.file (HPCC's topology.txt) or topology.links",
+            ))
+        }
+    };
+    let hosts = g.hosts;
+    let (host_links, fabric_links): (Vec<_>, Vec<_>) = g.links.iter().partition(|l| l.a < hosts);
+    let slowest = |ls: &[&crate::fabric::topology::Link]| ls.iter().map(|l| l.rate).min();
+    let shortest = |ls: &[&crate::fabric::topology::Link]| ls.iter().map(|l| l.delay).min();
+    let link_rate = slowest(&host_links).unwrap_or(1);
+    let link_delay = shortest(&host_links).unwrap_or(0);
+    let framing_bytes = r.uint("topology.framing_bytes", 0, 1000)? as u32;
+    let clock_ppm = r.float_in("topology.clock_ppm", -1.0, 1000.0)?;
+    if u64::from(g.hosts) * u64::from(g.switches) > MAX_ROUTE_ENTRIES {
+        return Err(r.err(
+            "topology.file",
+            route_table_message(g.hosts.into(), g.switches.into()),
+        ));
+    }
+    Ok(TopologySpec {
+        kind,
+        fabric_rate: slowest(&fabric_links).unwrap_or(link_rate),
+        fabric_delay: shortest(&fabric_links).unwrap_or(link_delay),
+        shape: Shape::Graph(Arc::new(g)),
+        link_rate,
+        link_delay,
+        framing_bytes,
+        clock_ppm,
+        host_link_rates: Vec::new(),
+        uplink_rates: Vec::new(),
+    })
+}
+
+/// `[[topology.links]]`: each `{a, b, rate, delay}`; errors name the item's key.
+fn given_links(v: &Value) -> Result<Vec<GivenLink>, (String, String)> {
+    let Value::Array(items) = v else {
+        return Err((
+            "topology.links".into(),
+            "expected [[topology.links]] tables".into(),
+        ));
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let key = format!("topology.links[{i}]");
+        let Value::Table(t) = item else {
+            return Err((key, "expected a table {a, b, rate, delay}".into()));
+        };
+        if let Some(k) = t
+            .keys()
+            .find(|k| !["a", "b", "rate", "delay"].contains(&k.as_str()))
+        {
+            return Err((
+                format!("{key}.{k}"),
+                "unknown key (a, b, rate, delay)".into(),
+            ));
+        }
+        let id = |name: &str| match t.get(name) {
+            Some(Value::Integer(n)) if *n >= 0 && *n < 1 << 24 => Ok(*n as u32),
+            Some(_) => Err((format!("{key}.{name}"), "not a node id".to_string())),
+            None => Err((format!("{key}.{name}"), "missing".to_string())),
+        };
+        let text = |name: &str| match t.get(name) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(_) => Err((format!("{key}.{name}"), "expected a string".to_string())),
+            None => Err((format!("{key}.{name}"), "missing".to_string())),
+        };
+        let rate = units::parse_rate(&text("rate")?).map_err(|m| (format!("{key}.rate"), m))?;
+        let delay = units::parse_time(&text("delay")?).map_err(|m| (format!("{key}.delay"), m))?;
+        out.push(GivenLink {
+            a: id("a")?,
+            b: id("b")?,
+            rate,
+            delay,
+        });
+    }
+    Ok(out)
 }

@@ -27,6 +27,7 @@ pub(super) fn bdp_segments(t: &TopologySpec, mss: u32, header: u32) -> u32 {
             }
         }
         Shape::FatTree { .. } => 4,
+        Shape::Graph(ref g) => g.fabric_hops() as u64,
         // Rack, fabric switch, spine, fabric switch, rack between pods.
         Shape::Clos {
             pods,

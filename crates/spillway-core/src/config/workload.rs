@@ -120,7 +120,12 @@ impl Reader<'_> {
         )
     }
 
-    pub(super) fn flows(&mut self, hosts: u32) -> Result<Vec<FlowSpec>, ScenarioError> {
+    pub(super) fn flows(
+        &mut self,
+        hosts: u32,
+        host_ids: Option<&[Option<u32>]>,
+    ) -> Result<Vec<FlowSpec>, ScenarioError> {
+        let format = self.choice("workload.format")?;
         let mut flows = Vec::new();
         if let Some(v) = self.raw("workload.flows") {
             let Value::Array(a) = v else {
@@ -151,10 +156,13 @@ impl Reader<'_> {
                     format!("cannot read {}: {e}", p.display()),
                 )
             })?;
-            flows.extend(
-                parse_trace_csv(&text, hosts)
-                    .map_err(|m| ScenarioError::new("workload.file", v, m))?,
-            );
+            let read = match format {
+                "hpcc" => parse_hpcc_flows(&text, hosts, host_ids),
+                _ => parse_trace_csv(&text, hosts),
+            };
+            flows.extend(read.map_err(|m| {
+                ScenarioError::new("workload.file", v, format!("{}: {m}", p.display()))
+            })?);
             self.record("workload.file", v.clone());
         }
         Ok(flows)
@@ -234,6 +242,7 @@ impl Reader<'_> {
 pub(super) fn read_workload(
     r: &mut Reader,
     hosts: u32,
+    host_ids: Option<&[Option<u32>]>,
     load_on: LoadOn,
 ) -> Result<WorkloadSpec, ScenarioError> {
     let kind = r.choice("workload.kind")?;
@@ -374,7 +383,7 @@ pub(super) fn read_workload(
             })
         }
         _ => {
-            let flows = r.flows(hosts)?;
+            let flows = r.flows(hosts, host_ids)?;
             for (i, f) in flows.iter().enumerate() {
                 for h in [f.src, f.dst] {
                     if let Some(mut e) = r.reserved_host("workload.flows", h) {
@@ -861,7 +870,104 @@ pub(super) fn flow_from_value(f: &Value, i: usize, hosts: u32) -> Result<FlowSpe
         dst,
         size,
         start,
+        priority: None,
     })
+}
+
+/// HPCC's flow.txt (alibaba-edu/High-Precision-Congestion-Control `simulation/mix/
+/// flow.txt`): a count line, then `src dst pg dport size start_s` a line, or with a
+/// leading flow id (kwzhao's fork, which Parsimon and m3 run). Ids are the topology's
+/// (`host_ids` maps a graph's to its hosts); `pg` becomes the priority class; `dport`
+/// is not kept (fct.txt writes 100, as HPCC's generator does for every flow).
+pub fn parse_hpcc_flows(
+    text: &str,
+    hosts: u32,
+    host_ids: Option<&[Option<u32>]>,
+) -> Result<Vec<FlowSpec>, String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty());
+    let (n, first) = lines.next().ok_or("empty flow file")?;
+    let count: usize = first
+        .parse()
+        .map_err(|_| format!("line {n}: expected the flow count, found '{first}'"))?;
+    let mut flows = Vec::with_capacity(count.min(1 << 24));
+    let host = |id: &str, what: &str, n: usize| -> Result<u32, String> {
+        let id: u32 = id
+            .parse()
+            .map_err(|_| format!("line {n}: {what} '{id}' is not a node id"))?;
+        match host_ids {
+            Some(map) => map
+                .get(id as usize)
+                .copied()
+                .flatten()
+                .ok_or_else(|| format!("line {n}: {what} {id} is not a host of the topology")),
+            None if id < hosts => Ok(id),
+            None => Err(format!(
+                "line {n}: {what} {id}: no such host (hosts 0..{})",
+                hosts - 1
+            )),
+        }
+    };
+    for (n, line) in lines {
+        if flows.len() == count {
+            return Err(format!(
+                "line {n}: more flows than the count line's {count}"
+            ));
+        }
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let f = match f.len() {
+            6 => &f[..],
+            7 => &f[1..],
+            k => {
+                return Err(format!(
+                    "line {n}: {k} fields; expected `src dst pg dport size start_s` (6, or 7 with a flow id first)"
+                ))
+            }
+        };
+        let (src, dst) = (host(f[0], "src", n)?, host(f[1], "dst", n)?);
+        if src == dst {
+            return Err(format!("line {n}: src equals dst"));
+        }
+        let pg: u8 = f[2]
+            .parse()
+            .ok()
+            .filter(|&p| p < 8)
+            .ok_or_else(|| format!("line {n}: pg '{}' is not a priority group 0-7", f[2]))?;
+        let _dport: u16 = f[3]
+            .parse()
+            .map_err(|_| format!("line {n}: dport '{}' is not a port number", f[3]))?;
+        let size: u64 = f[4]
+            .parse()
+            .ok()
+            .filter(|&s| s > 0)
+            .ok_or_else(|| format!("line {n}: size '{}' is not a positive byte count", f[4]))?;
+        units::check_size(size).map_err(|m| format!("line {n}: size: {m}"))?;
+        let start_s: f64 = f[5]
+            .parse()
+            .ok()
+            .filter(|s: &f64| *s >= 0.0 && s.is_finite())
+            .ok_or_else(|| format!("line {n}: start '{}' is not a time in seconds", f[5]))?;
+        if start_s * units::PS_PER_S as f64 > units::MAX_TIME as f64 {
+            return Err(format!("line {n}: start {start_s} s is later than 1 day"));
+        }
+        flows.push(FlowSpec {
+            src,
+            dst,
+            size,
+            start: (start_s * units::PS_PER_S as f64).round() as Ps,
+            priority: Some(pg),
+        });
+    }
+    if flows.len() != count {
+        return Err(format!(
+            "{} flows after the count line, which says {count}",
+            flows.len()
+        ));
+    }
+    Ok(flows)
 }
 
 /// Trace CSV: header `src,dst,size_bytes,start_us`, one flow per line.
@@ -914,6 +1020,7 @@ pub fn parse_trace_csv(text: &str, hosts: u32) -> Result<Vec<FlowSpec>, String> 
             dst,
             size,
             start,
+            priority: None,
         });
     }
     Ok(flows)

@@ -210,6 +210,10 @@ impl Parallel {
         })
     }
 
+    pub fn fabric(&self) -> &Fabric {
+        &self.lps[0].cx.fabric
+    }
+
     pub fn now(&self) -> Ps {
         self.now
     }

@@ -7,12 +7,16 @@ use super::parallel::{Parallel, ParallelStats};
 use super::Sim;
 use crate::config::{Scenario, ScenarioError};
 use crate::fabric::partition::Partition;
+use crate::fabric::topology::Shape;
+use crate::fabric::Fabric;
 use crate::output::counters::Counters;
 use crate::output::flow_throughput::FlowThroughputRecords;
 use crate::output::flows::FlowRecords;
+use crate::output::hpcc::FctWriter;
 use crate::output::pings::PingRecords;
 use crate::output::ports::PortRecords;
 use crate::output::timeseries::TimeseriesRecords;
+use crate::packet::wire::wire_bytes;
 use crate::switch::overflow::Overflow;
 use crate::switch::SwitchKind;
 use crate::units::Ps;
@@ -55,6 +59,32 @@ impl Run {
         Ok(Run::Parallel(Box::new(Parallel::new(
             sc, fabric, part, threads,
         )?)))
+    }
+
+    /// The fabric the run is on.
+    pub fn fabric(&self) -> &Fabric {
+        match self {
+            Run::Whole(s) => &s.cx.fabric,
+            Run::Parallel(p) => p.fabric(),
+        }
+    }
+
+    /// A writer of HPCC's fct.txt for this run, if `run.fct_txt` asks for one: the
+    /// payload a packet carries and the bytes each adds on the wire are the run's.
+    pub fn fct_writer(&self, sc: &Scenario) -> Option<FctWriter> {
+        let variant = sc.run.fct_txt?;
+        let mss = sc.transport.mss();
+        let wire = wire_bytes(mss + sc.transport.header_bytes(), sc.topology.framing_bytes);
+        let ids = match self.fabric().shape() {
+            Shape::Graph(g) => Some(g.ids[..g.hosts as usize].to_vec()),
+            _ => None,
+        };
+        Some(FctWriter::new(
+            variant,
+            mss.into(),
+            (wire - mss).into(),
+            ids,
+        ))
     }
 
     pub fn step(&mut self, budget: u64) -> bool {

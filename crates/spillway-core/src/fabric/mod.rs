@@ -7,6 +7,7 @@ use crate::units::{serialization_ps, Ps};
 use routes::{Adjacency, RouteSpec, RouteTable};
 use topology::{Topology, TopologySpec};
 
+pub mod graph;
 pub mod partition;
 pub mod routes;
 pub mod topology;
@@ -241,6 +242,22 @@ impl Fabric {
             }
             let port = self.routes.next_hops(at, dst)[0];
             p = self.ports(at)[port as usize];
+        }
+    }
+
+    /// The links from host `src` to host `dst` along the first equal-cost choice at
+    /// each switch: (rate, propagation delay) each, as the HPCC simulator's pairs
+    /// (`output/hpcc.rs`) count them: no forwarding delay, no crossbar.
+    pub fn links_between(&self, src: u32, dst: u32) -> Vec<(u64, Ps)> {
+        let mut hops = Vec::with_capacity(8);
+        let mut p = self.ports(src)[0];
+        loop {
+            hops.push((p.rate, p.delay));
+            if p.peer == dst {
+                return hops;
+            }
+            let port = self.routes.next_hops(p.peer, dst)[0];
+            p = self.ports(p.peer)[port as usize];
         }
     }
 

@@ -64,6 +64,7 @@ impl Partition {
             Shape::FatTree { k } => k,
             Shape::LeafSpine { racks, .. } => racks,
             Shape::Clos { pods, .. } => pods,
+            Shape::Graph(_) => 1,
             Shape::Star { .. } | Shape::Dumbbell { .. } => 1,
         }
     }
@@ -89,7 +90,7 @@ impl Partition {
         }
         if units == 1 {
             return Err(format!(
-                "a {} has no pods or racks to cut between (only fat_tree and leaf_spine fabrics are partitioned)",
+                "a {} has no pods or racks to cut between (only fat_tree, clos and leaf_spine fabrics are partitioned)",
                 shape_name(fabric.shape())
             ));
         }
@@ -149,7 +150,7 @@ impl Partition {
                         (node - hosts - racks - pods * planes) % pods
                     }
                 }
-                Shape::Star { .. } | Shape::Dumbbell { .. } => 0,
+                Shape::Star { .. } | Shape::Dumbbell { .. } | Shape::Graph(_) => 0,
             }
         };
         let lp_of: Vec<u32> = (0..fabric.node_count() as u32)
@@ -226,6 +227,7 @@ fn shape_name(s: &Shape) -> &'static str {
         Shape::LeafSpine { .. } => "leaf_spine",
         Shape::FatTree { .. } => "fat_tree",
         Shape::Clos { .. } => "clos",
+        Shape::Graph(_) => "graph",
     }
 }
 

@@ -29,6 +29,8 @@ pub enum Shape {
         planes: u32,
         spines_per_plane: u32,
     },
+    /// Any fabric, link by link (`topology.kind = "graph"`, fabric/graph.rs).
+    Graph(std::sync::Arc<super::graph::Graph>),
 }
 
 impl Shape {
@@ -47,6 +49,7 @@ impl Shape {
                 hosts_per_rack,
                 ..
             } => pods * racks_per_pod * hosts_per_rack,
+            Shape::Graph(ref g) => g.hosts,
         }
     }
 }
@@ -69,7 +72,7 @@ pub struct TopologySpec {
     pub uplink_rates: Vec<(u32, u64)>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Link {
     pub a: u32,
     pub b: u32,
@@ -201,6 +204,12 @@ impl Topology {
                 }
                 racks + pods * planes + planes * spines_per_plane
             }
+            Shape::Graph(ref g) => {
+                // Every link at its own rate and delay (no per-host rates: those
+                // are Fastpass's, which is not beside a graph).
+                links.extend(g.links.iter().copied());
+                g.switches
+            }
         };
         let tiered = spec.shape.tiered();
         for &(h, rate) in spec.uplink_rates.iter().filter(|_| tiered) {
@@ -265,6 +274,7 @@ impl Shape {
                 spines_per_plane,
                 ..
             } => pods * racks_per_pod + pods * planes + planes * spines_per_plane,
+            Shape::Graph(ref g) => g.switches,
         };
         self.host_count() + switches
     }
@@ -280,7 +290,8 @@ impl Shape {
     /// The name scenarios use for node `i` (numbering as [`Topology::build`] lays it out):
     /// `host3`; `switch` (star); `left`, `right` (dumbbell); `leaf2`, `spine0`
     /// (leaf_spine); `edge1.0`, `agg1.1`, `core3` (fat_tree: pod.index); `rack5`,
-    /// `fabric1.2`, `spine2.7` (clos: pod.plane, plane.index).
+    /// `fabric1.2`, `spine2.7` (clos: pod.plane, plane.index); `switch320` (graph: the
+    /// file's id).
     pub fn node_name(&self, i: u32) -> String {
         let hosts = self.host_count();
         if i < hosts {
@@ -319,6 +330,8 @@ impl Shape {
                     format!("spine{}.{}", t / spines_per_plane, t % spines_per_plane)
                 }
             }
+            // The file's id: a switch is named as its topology names it.
+            Shape::Graph(ref g) => format!("switch{}", g.ids[i as usize]),
         }
     }
 

@@ -224,7 +224,7 @@ impl FlowTable {
     /// Writes the record of the flow in `slot` and frees the slot; its transport's
     /// counts go to the run's counters. `class`: the priority class its data used when
     /// the workload gave it none (the transport's).
-    pub(super) fn record(&mut self, cx: &mut Ctx, slot: u32, class: u8) {
+    pub(super) fn record(&mut self, cx: &mut Ctx, slot: u32, class: u8, acked: bool) {
         let f = self.slots[slot as usize]
             .take()
             .expect("recording a live flow");
@@ -259,6 +259,7 @@ impl FlowTable {
                 c.flows_unfinished += (f.ends == Ends::Both) as u64;
             }
         }
+        r.acked_ps.push(if acked { cx.now } else { u64::MAX });
         r.ideal_fct_ps.push(f.ideal);
         r.priority.push(f.priority.unwrap_or(class));
         r.class.push(f.class);

@@ -250,7 +250,9 @@ impl Hosts {
                 cx.note(dst, Note::Closed { id });
             }
         }
-        self.flows.record(cx, slot, self.transport.data_class());
+        // Called as the last acknowledgement comes in: the sender's end is done now.
+        self.flows
+            .record(cx, slot, self.transport.data_class(), true);
     }
 
     /// The drops reported in the network are counted against their flows (in a
@@ -366,7 +368,8 @@ impl Hosts {
             if self.flows.get(slot).ends == Ends::Receiver {
                 self.flows.retire_receiver(cx, slot);
             } else {
-                self.flows.record(cx, slot, self.transport.data_class());
+                self.flows
+                    .record(cx, slot, self.transport.data_class(), false);
             }
         }
         cx.counters.queries_unfinished = self.apps.open_queries();

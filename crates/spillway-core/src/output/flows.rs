@@ -21,6 +21,9 @@ records! {
         finish_ps: u64, null = Max;
         /// Flow completion time: `finish_ps - start_ps`.
         fct_ps: u64, null = Max;
+        /// When the sender held an acknowledgement of every byte, its end of the flow
+        /// (what the HPCC simulator's 8-column fct.txt times); null if it never did.
+        acked_ps: u64, null = Max;
         /// The flow alone on its path, sent at line rate from `start_ps`, store-and-forward
         /// at every hop: serialization of each packet at every hop plus propagation, in
         /// closed form (packets pipeline behind the slowest hop). With

@@ -10,6 +10,7 @@ pub mod counters;
 pub mod flow_throughput;
 pub mod flows;
 pub mod histogram;
+pub mod hpcc;
 pub mod ideal;
 pub mod pings;
 pub mod ports;

@@ -40,6 +40,8 @@ pub struct FlowSpec {
     pub dst: u32,
     pub size: u64,
     pub start: Ps,
+    /// The priority class the trace gives it (HPCC's `pg`), else the transport's.
+    pub priority: Option<u8>,
 }
 
 /// `workload.kind = "incast"`.

@@ -1,4 +1,5 @@
-//! Explicit flows at given start times (`[[workload.flows]]` or a CSV file).
+//! Explicit flows at given start times (`[[workload.flows]]`, a CSV file or HPCC's
+//! flow.txt).
 
 use super::flow::{NewFlow, CLASS_TRACE, NO_QUERY};
 use super::spec::FlowSpec;
@@ -38,7 +39,7 @@ impl Trace {
                 class: CLASS_TRACE,
                 query: NO_QUERY,
                 tag: 0,
-                priority: None,
+                priority: f.priority,
             });
             self.next += 1;
         }

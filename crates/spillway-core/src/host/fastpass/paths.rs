@@ -79,10 +79,10 @@ pub fn build(
                 PathSelection::ThreeTier(Box::new(t), half),
             )
         }
-        Shape::Clos { .. } => {
+        Shape::Clos { .. } | Shape::Graph(_) => {
             return Err(
-                "the arbiter's path selection knows leaf-spine and fat-tree fabrics, not a \
-                 Clos of planes (its paths are a fabric switch and a spine within a plane)"
+                "the arbiter's path selection knows star, dumbbell, leaf-spine and fat-tree \
+                 fabrics only, not a Clos of planes or a graph"
                     .into(),
             )
         }

@@ -1,0 +1,87 @@
+"""HPCC's files through `spillway run`: a topology.txt and flow.txt made here, fct.txt
+written beside flows.parquet and read back as that pipeline's scripts read it."""
+
+import random
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import spillway
+
+
+def _two_tier(d: Path, hosts: int = 8, per: int = 4, spines: int = 2) -> None:
+    """HPCC's topology.txt: hosts first, then rack switches, then spines."""
+    racks = hosts // per
+    links = [f"{h} {hosts + h // per} 10000000000bps 1000ns 0" for h in range(hosts)]
+    links += [f"{hosts + r} {hosts + racks + s} 40Gbps 1000ns 0.000000"
+              for r in range(racks) for s in range(spines)]
+    ids = " ".join(str(hosts + i) for i in range(racks + spines))
+    (d / "topology.txt").write_text(
+        f"{hosts + racks + spines} {racks + spines} {len(links)}\n{ids}\n" + "\n".join(links))
+
+
+def _flows(d: Path, n: int, hosts: int = 8, with_id: bool = True) -> list[tuple[int, int, int]]:
+    """flow.txt of `n` flows from 2 s, as HPCC's traffic generator writes them."""
+    rng = random.Random(7)
+    t, rows, out = 2.0, [], []
+    for i in range(n):
+        s = rng.randrange(hosts)
+        dst = rng.choice([h for h in range(hosts) if h != s])
+        size = rng.choice([1000, 20000, 300000])
+        t += rng.expovariate(1 / 2e-6)
+        rows.append((f"{i} " if with_id else "") + f"{s} {dst} 3 100 {size} {t:.9f}")
+        out.append((s, dst, size))
+    (d / "flow.txt").write_text(f"{n}\n" + "\n".join(rows) + "\n")
+    return out
+
+
+SCENARIO = """
+[topology]
+kind = "graph"
+file = "topology.txt"
+[workload]
+kind = "trace"
+format = "hpcc"
+file = "flow.txt"
+"""
+
+
+@pytest.mark.parametrize("variant,columns", [("hpcc", 8), ("hpcc9", 9)])
+def test_fct_txt_has_a_line_per_finished_flow_in_hpccs_fields(tmp_path: Path, variant: str,
+                                                             columns: int) -> None:
+    _two_tier(tmp_path)
+    flows = _flows(tmp_path, 40, with_id=variant == "hpcc9")
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    res = spillway.run(tmp_path / "s.toml", tmp_path / "out", [f"run.fct_txt={variant}"],
+                       progress=False)
+    lines = (tmp_path / "out" / "fct.txt").read_text().splitlines()
+    finished = res.summary["flows_finished"]
+    assert finished == 40 and len(lines) == finished
+    table = pq.read_table(tmp_path / "out" / "flows.parquet").to_pandas()
+    off = columns - 8
+    seen = set()
+    for line in lines:
+        f = line.split()
+        assert len(f) == columns
+        sip, dip = (int(f[off], 16) >> 8) & 0xFFFF, (int(f[off + 1], 16) >> 8) & 0xFFFF
+        size, start, fct, standalone = (int(x) for x in f[off + 4:off + 8])
+        assert (sip, dip, size) in flows
+        # Parsimon's readers: slowdown = fct / standalone, at least about 1.
+        assert fct / standalone > 0.9
+        if off:
+            row = table[table.flow_id == int(f[0])].iloc[0]
+            assert (row.src, row.dst, row.size_bytes) == (sip, dip, size)
+            assert fct == (row.finish_ps - row.start_ps) // 1000
+            assert start == row.start_ps // 1000
+            seen.add(int(f[0]))
+    assert not off or len(seen) == 40
+
+
+def test_a_bad_flow_line_is_refused_naming_it(tmp_path: Path) -> None:
+    _two_tier(tmp_path)
+    (tmp_path / "flow.txt").write_text("2\n0 3 3 100 1000 2.0\n0 9 3 100 1000 2.1\n")
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    with pytest.raises(spillway.ScenarioError) as e:
+        spillway.run(tmp_path / "s.toml", tmp_path / "out", progress=False)
+    assert e.value.key == "workload.file"
+    assert "line 3" in str(e.value)
