@@ -77,6 +77,14 @@ impl Rng {
     pub fn exp(&mut self, mean: f64) -> f64 {
         -mean * (1.0 - self.next_f64()).ln()
     }
+
+    /// Standard normal (Box-Muller, one of the pair: two uniforms a draw, so a stream's
+    /// position never depends on an earlier draw's spare).
+    pub fn normal(&mut self) -> f64 {
+        let u = 1.0 - self.next_f64(); // (0, 1]: ln is finite
+        let v = self.next_f64();
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
 }
 
 #[cfg(test)]

@@ -402,6 +402,10 @@ pub const KEYS: &[KeyDef] = &[
     key!("workload.jitter", Ty::Time, "0us", &["incast"],
         "Each sender starts at the round's start plus a uniform random delay in [0, jitter); \
          `0us` starts all senders at the same instant."),
+    key!("workload.arrivals", Ty::Choice(&["poisson", "lognormal"]), "poisson", &["poisson"],
+        "The gaps between flow arrivals, of the mean `load` sets: `poisson` (exponential), or `lognormal` with shape `sigma` (ln gap ~ N(ln mean − sigma²/2, sigma²), as Parsimon's generator draws them: sigma 2 is far burstier than Poisson)."),
+    key!("workload.sigma", Ty::Float, "2", &["poisson"],
+        "With `arrivals = \"lognormal\"`: the shape, the standard deviation of the gaps' logarithm (Parsimon's benchmark: 2)."),
     key!("workload.load", Ty::Float, "0.5", LOAD_KINDS,
         "Offered load in (0, 1]: the fraction of the sending hosts' summed link capacity that the flows' payload bytes \
          (with `load_on = \"wire\"`: their bytes on the wire) would use: poisson λ = load · |`sources`| · link_rate / (8 · mean size) flows/s; queries λ = load · |`clients`| · \

@@ -7,7 +7,7 @@ use crate::workload::cdf::Cdf;
 use crate::workload::load::{Load, LoadOn};
 use crate::workload::size_classes::SizeClasses;
 use crate::workload::spec::{
-    BackgroundSpec, BurstSpec, ClosedLoopSpec, FlowSpec, IncastSpec, PoissonBackground,
+    BackgroundSpec, BurstSpec, ClosedLoopSpec, FlowSpec, Gaps, IncastSpec, PoissonBackground,
     PoissonSpec, QueryArrivals, QuerySpec, ResponseSize, ShortLongSpec, WorkloadSpec,
 };
 use toml::Value;
@@ -342,6 +342,18 @@ pub(super) fn read_workload(
                 sources,
                 destinations,
                 max_flows: r.opt_uint("workload.max_flows", 1)?,
+                gaps: match r.choice("workload.arrivals")? {
+                    "lognormal" => Gaps::LogNormal {
+                        sigma: r.float_in("workload.sigma", 0.0, 10.0)?,
+                    },
+                    _ if r.raw("workload.sigma").is_some() => {
+                        return Err(r.err(
+                            "workload.sigma",
+                            "shapes log-normal gaps: set workload.arrivals = \"lognormal\"",
+                        ))
+                    }
+                    _ => Gaps::Exponential,
+                },
             })
         }
         "request_response" | "partition_aggregate" | "sequential" => {

@@ -5,6 +5,7 @@ use super::arrivals::Arrivals;
 use super::cdf::Cdf;
 use super::flow::{NewFlow, CLASS_FLOW, NO_QUERY};
 use super::load::Load;
+pub use super::spec::Gaps;
 use crate::rng::Rng;
 use crate::units::Ps;
 
@@ -21,6 +22,7 @@ impl Poisson {
     /// Arrivals at the rate that makes the flows `load` of the sources' links:
     /// λ (flows/s) = load · (sending hosts · link rate) / (8 · mean size), the size
     /// counted as `load.on` says (payload, or bytes on the wire).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         load: Load,
         cdf: &Cdf,
@@ -28,15 +30,20 @@ impl Poisson {
         destinations: Vec<u32>,
         max_flows: Option<u64>,
         link_rate: u64,
+        gaps: Gaps,
         mut rng: Rng,
     ) -> Poisson {
         let rate =
             load.fraction * sources.len() as f64 * link_rate as f64 / (8.0 * load.on.cdf_mean(cdf));
+        let arrivals = match gaps {
+            Gaps::Exponential => Arrivals::new(rate, max_flows, &mut rng),
+            Gaps::LogNormal { sigma } => Arrivals::lognormal(rate, sigma, max_flows, &mut rng),
+        };
         Poisson {
             cdf: cdf.clone(),
             sources,
             destinations,
-            arrivals: Arrivals::new(rate, max_flows, &mut rng),
+            arrivals,
             rng,
         }
     }

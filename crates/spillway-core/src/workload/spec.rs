@@ -66,6 +66,18 @@ pub struct PoissonSpec {
     pub sources: Vec<u32>,
     pub destinations: Vec<u32>,
     pub max_flows: Option<u64>,
+    /// `workload.arrivals`: the gaps between arrivals.
+    pub gaps: Gaps,
+}
+
+/// The gaps between a flow workload's arrivals (`workload.arrivals`), of the mean the
+/// load sets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Gaps {
+    /// Poisson arrivals.
+    Exponential,
+    /// Log-normal, `workload.sigma` the shape (Parsimon's generator).
+    LogNormal { sigma: f64 },
 }
 
 /// `workload.kind = "request_response"`, `"partition_aggregate"` or `"sequential"`.
