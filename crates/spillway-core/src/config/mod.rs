@@ -177,12 +177,7 @@ impl Scenario {
             transport.header_bytes(),
             topology.framing_bytes,
         )?;
-        // A graph's hosts, by the ids its file gives them (HPCC's flow.txt names those).
-        let host_ids = match &topology.shape {
-            Shape::Graph(g) => Some(g.host_numbers()),
-            _ => None,
-        };
-        let workload = read_workload(&mut r, hosts, host_ids.as_deref(), load_on)?;
+        let workload = read_workload(&mut r, hosts, &topology, load_on)?;
         let classes = read_size_classes(&mut r, &workload)?;
         let background = read_background(&mut r, hosts, load_on)?;
         check_load_on(&r, load_on, &workload, background.as_ref())?;

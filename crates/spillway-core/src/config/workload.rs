@@ -2,9 +2,11 @@
 
 use super::error::ScenarioError;
 use super::reader::{int_in, is_off, load_fraction, Reader};
+use crate::fabric::topology::{Shape, Topology, TopologySpec};
 use crate::units::{self, Ps};
 use crate::workload::cdf::Cdf;
 use crate::workload::load::{Load, LoadOn};
+use crate::workload::matrix::RackMatrix;
 use crate::workload::size_classes::SizeClasses;
 use crate::workload::spec::{
     BackgroundSpec, BurstSpec, ClosedLoopSpec, FlowSpec, Gaps, IncastSpec, PoissonBackground,
@@ -242,9 +244,15 @@ impl Reader<'_> {
 pub(super) fn read_workload(
     r: &mut Reader,
     hosts: u32,
-    host_ids: Option<&[Option<u32>]>,
+    topology: &TopologySpec,
     load_on: LoadOn,
 ) -> Result<WorkloadSpec, ScenarioError> {
+    // A graph's hosts, by the ids its file gives them (HPCC's flow.txt names those).
+    let host_ids = match &topology.shape {
+        Shape::Graph(g) => Some(g.host_numbers()),
+        _ => None,
+    };
+    let host_ids = host_ids.as_deref();
     let kind = r.choice("workload.kind")?;
     let host_in_range = |r: &Reader, key: &str, h: u64| -> Result<u32, ScenarioError> {
         if h >= hosts as u64 {
@@ -322,8 +330,50 @@ pub(super) fn read_workload(
             })
         }
         "poisson" => {
-            let load = r.load_on(load_on)?;
+            let matrix = read_matrix(r, topology)?;
+            let max_link_load = r
+                .typed(
+                    "workload.max_link_load",
+                    |v| {
+                        if is_off(v) {
+                            Ok(None)
+                        } else {
+                            load_fraction(v).map(Some)
+                        }
+                    },
+                    |o| o.map_or(Value::String("off".into()), Value::Float),
+                )?
+                .flatten();
+            if max_link_load.is_some() && matrix.is_none() {
+                return Err(r.err(
+                    "workload.max_link_load",
+                    "calibrates the rate from a traffic matrix: give workload.matrix",
+                ));
+            }
+            let load = if max_link_load.is_some() {
+                if r.raw("workload.load").is_some() {
+                    return Err(r.err(
+                        "workload.load",
+                        "workload.max_link_load sets the rate: give one of the two",
+                    ));
+                }
+                Load {
+                    fraction: 0.0, // set from the fabric when the run is built
+                    on: load_on,
+                }
+            } else {
+                r.load_on(load_on)?
+            };
             let cdf = r.cdf("workload.cdf")?.expect("poisson has a default cdf");
+            if matrix.is_some() {
+                for key in ["workload.sources", "workload.destinations"] {
+                    if r.raw(key).is_some() {
+                        return Err(
+                            r.err(key, "the traffic matrix (workload.matrix) picks the hosts")
+                        );
+                    }
+                }
+            }
             let sources = r.hosts("workload.sources", hosts)?;
             let destinations = r.hosts("workload.destinations", hosts)?;
             // Each source draws destinations until one is not itself.
@@ -354,6 +404,8 @@ pub(super) fn read_workload(
                     }
                     _ => Gaps::Exponential,
                 },
+                matrix,
+                max_link_load,
             })
         }
         "request_response" | "partition_aggregate" | "sequential" => {
@@ -1036,4 +1088,35 @@ pub fn parse_trace_csv(text: &str, hosts: u32) -> Result<Vec<FlowSpec>, String> 
         });
     }
     Ok(flows)
+}
+
+/// `workload.matrix`: the rack-to-rack matrix over the topology's racks.
+fn read_matrix(
+    r: &mut Reader,
+    topology: &TopologySpec,
+) -> Result<Option<std::sync::Arc<RackMatrix>>, ScenarioError> {
+    let Some(v) = r.raw("workload.matrix").cloned() else {
+        return Ok(None);
+    };
+    let Value::String(name) = &v else {
+        return Err(r.err_value("workload.matrix", &v, "expected a file path"));
+    };
+    let path = r.resolve_path(name);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        r.err_value(
+            "workload.matrix",
+            &v,
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    let t = Topology::build(topology);
+    let mut switch_of = vec![0; t.hosts as usize];
+    for l in t.links.iter().filter(|l| l.a < t.hosts) {
+        switch_of[l.a as usize] = l.b;
+    }
+    let racks = RackMatrix::racks_of(t.hosts, |h| switch_of[h as usize]);
+    let m = RackMatrix::parse(&text, racks)
+        .map_err(|m| r.err_value("workload.matrix", &v, format!("{}: {m}", path.display())))?;
+    r.record("workload.matrix", v.clone());
+    Ok(Some(std::sync::Arc::new(m)))
 }

@@ -32,6 +32,7 @@ use crate::switch::{Switch, SwitchKind};
 use crate::transport::cc::kinds::Cc;
 use crate::transport::tcp::sender::TcpSender;
 use crate::units::Ps;
+use crate::workload::matrix;
 use crate::workload::Traffic;
 use context::Ctx;
 pub use context::StopReason;
@@ -164,8 +165,9 @@ impl Sim {
             }
             _ => None,
         };
+        let calibrated = matrix::calibrated(&sc.workload, &cx.fabric, sc.topology.link_rate);
         let traffic = Traffic::new(
-            &sc.workload,
+            calibrated.as_ref().unwrap_or(&sc.workload),
             &sc.classes,
             sc.background.as_ref(),
             hosts,

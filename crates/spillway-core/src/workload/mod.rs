@@ -14,6 +14,7 @@ mod closed_loop;
 mod flow;
 mod incast;
 pub mod load;
+pub mod matrix;
 mod open_queries;
 mod poisson;
 mod queries;
@@ -53,16 +54,19 @@ impl Workload {
     pub fn new(spec: &WorkloadSpec, hosts: u32, link_rate: u64, rng: Rng) -> Workload {
         match spec {
             WorkloadSpec::Incast(s) => Workload::Incast(Incast::new(s, hosts, rng)),
-            WorkloadSpec::Poisson(s) => Workload::Poisson(Poisson::new(
-                s.load,
-                &s.cdf,
-                s.sources.clone(),
-                s.destinations.clone(),
-                s.max_flows,
-                link_rate,
-                s.gaps,
-                rng,
-            )),
+            WorkloadSpec::Poisson(s) => Workload::Poisson(
+                Poisson::new(
+                    s.load,
+                    &s.cdf,
+                    s.sources.clone(),
+                    s.destinations.clone(),
+                    s.max_flows,
+                    link_rate,
+                    s.gaps,
+                    rng,
+                )
+                .with_matrix(s.matrix.clone()),
+            ),
             WorkloadSpec::Query(s) => Workload::Query(Queries::new(s, link_rate, rng)),
             WorkloadSpec::ShortLong(s) => Workload::ShortLong(ShortLong::new(s, link_rate, rng)),
             WorkloadSpec::Trace(flows) => Workload::Trace(Trace::new(flows)),

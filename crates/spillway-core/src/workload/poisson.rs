@@ -5,13 +5,17 @@ use super::arrivals::Arrivals;
 use super::cdf::Cdf;
 use super::flow::{NewFlow, CLASS_FLOW, NO_QUERY};
 use super::load::Load;
+use super::matrix::RackMatrix;
 pub use super::spec::Gaps;
 use crate::rng::Rng;
 use crate::units::Ps;
+use std::sync::Arc;
 
 /// Open-loop Poisson arrivals, sizes from an empirical CDF.
 pub struct Poisson {
     cdf: Cdf,
+    /// Flows between racks by weight, when the workload gives a matrix.
+    matrix: Option<Arc<RackMatrix>>,
     sources: Vec<u32>,
     destinations: Vec<u32>,
     arrivals: Arrivals,
@@ -41,11 +45,19 @@ impl Poisson {
         };
         Poisson {
             cdf: cdf.clone(),
+            matrix: None,
             sources,
             destinations,
             arrivals,
             rng,
         }
+    }
+
+    /// Flows between racks by `matrix`'s weights, not between uniform sources and
+    /// destinations.
+    pub fn with_matrix(mut self, matrix: Option<Arc<RackMatrix>>) -> Poisson {
+        self.matrix = matrix;
+        self
     }
 
     pub fn next_time(&self) -> Option<Ps> {
@@ -58,11 +70,18 @@ impl Poisson {
 
     pub fn generate(&mut self, now: Ps, out: &mut Vec<NewFlow>) {
         while self.arrivals.due(now) {
-            let src = self.sources[self.rng.below(self.sources.len() as u64) as usize];
-            let dst = loop {
-                let d = self.destinations[self.rng.below(self.destinations.len() as u64) as usize];
-                if d != src {
-                    break d;
+            let (src, dst) = match &self.matrix {
+                Some(m) => m.sample(&mut self.rng),
+                None => {
+                    let src = self.sources[self.rng.below(self.sources.len() as u64) as usize];
+                    let dst = loop {
+                        let d = self.destinations
+                            [self.rng.below(self.destinations.len() as u64) as usize];
+                        if d != src {
+                            break d;
+                        }
+                    };
+                    (src, dst)
                 }
             };
             let size = self.cdf.sample(&mut self.rng);

@@ -68,6 +68,12 @@ pub struct PoissonSpec {
     pub max_flows: Option<u64>,
     /// `workload.arrivals`: the gaps between arrivals.
     pub gaps: Gaps,
+    /// `workload.matrix`: flows between racks by weight (sources and destinations are
+    /// then every host).
+    pub matrix: Option<std::sync::Arc<super::matrix::RackMatrix>>,
+    /// `workload.max_link_load`: the rate is the one that loads the busiest link this
+    /// much (with a matrix; `load` is then not read).
+    pub max_link_load: Option<f64>,
 }
 
 /// The gaps between a flow workload's arrivals (`workload.arrivals`), of the mean the
