@@ -85,3 +85,53 @@ def test_a_bad_flow_line_is_refused_naming_it(tmp_path: Path) -> None:
         spillway.run(tmp_path / "s.toml", tmp_path / "out", progress=False)
     assert e.value.key == "workload.file"
     assert "line 3" in str(e.value)
+
+
+CONFIG = """ENABLE_QCN 1
+USE_DYNAMIC_PFC_THRESHOLD 1
+PACKET_PAYLOAD_SIZE 1000
+TOPOLOGY_FILE mix/topology.txt
+FLOW_FILE mix/flow.txt
+FCT_OUTPUT_FILE mix/fct.txt
+SIMULATOR_STOP_TIME 2.01
+CC_MODE 8
+EWMA_GAIN 0.0625
+ERROR_RATE_PER_LINK 0.0000
+HAS_WIN 1
+ACK_HIGH_PRIO 1
+KMAX_MAP 2 10000000000 30 40000000000 120
+KMIN_MAP 2 10000000000 30 40000000000 120
+PMAX_MAP 2 10000000000 1 40000000000 1
+BUFFER_SIZE 3
+"""
+
+
+def test_import_hpcc_maps_what_it_can_and_names_the_rest(tmp_path: Path) -> None:
+    from spillway.cli import main
+
+    mix = tmp_path / "mix"
+    mix.mkdir()
+    _two_tier(mix)
+    _flows(mix, 20, with_id=False)
+    (mix / "config.txt").write_text(CONFIG)
+    scenario = tmp_path / "scen" / "imported.toml"
+    assert main(["import", "hpcc", str(mix / "config.txt"), "--out", str(scenario)]) == 0
+    text = scenario.read_text()
+    for line in ['kind = "graph"', 'file = "../mix/topology.txt"', 'format = "hpcc"',
+                 'kind = "dctcp"', 'ecn = "threshold"', 'ecn_threshold = "30000B"',
+                 "mss = 1000", "dctcp_g = 0.0625", 'duration = "2010000000ns"',
+                 'fct_txt = "hpcc"', "ack_class = 0"]:
+        assert line in text, line
+    for name in ("BUFFER_SIZE", "HAS_WIN", "ENABLE_QCN", "KMAX_MAP", "PMAX_MAP"):
+        assert f"#   {name} " in text, name
+    res = spillway.run(scenario, tmp_path / "out", progress=False)
+    assert res.summary["flows_finished"] == 20
+    assert len((tmp_path / "out" / "fct.txt").read_text().splitlines()) == 20
+
+
+def test_import_hpcc_refuses_a_file_it_cannot_find(tmp_path: Path) -> None:
+    (tmp_path / "config.txt").write_text("TOPOLOGY_FILE nowhere/topology.txt\n")
+    with pytest.raises(spillway.ScenarioError) as e:
+        from spillway.hpcc import import_config
+        import_config(tmp_path / "config.txt", tmp_path / "s.toml")
+    assert "nowhere/topology.txt" in str(e.value)

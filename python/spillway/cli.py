@@ -13,6 +13,7 @@ interface users and tests depend on: change them deliberately.
     spillway bench arbiter_service [--json] [--quick]
     spillway bench pfabric_queue [--json] [--quick]
     spillway reference [--out FILE | --outputs docs/outputs.md]
+    spillway import hpcc CONFIG --out SCENARIO.toml
     spillway arbiter serve CONFIG [--rank R] [--duration T] [--grant-log FILE] [--busy-poll]
     spillway arbiter demo --endpoints N --duration T [--kill-primary-at T] [--json]
                           [--pause-primary-at T] [--drop P] [--dup P] [--corrupt P] [--flood N]
@@ -217,6 +218,25 @@ def cmd_bench(args: argparse.Namespace) -> int:
                              threads=args.threads)
     if args.json:
         print(json.dumps(results, indent=2))
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Writes the scenario, then says what was mapped and what could not be honoured."""
+    from spillway import hpcc
+
+    config, out = Path(args.config), Path(args.out)
+    try:
+        imp = hpcc.import_config(config, out)
+    except OSError as e:
+        raise UsageError(f"{args.config}: {e.strerror or e}") from None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(imp.toml(config))
+    print(f"wrote {out}: {len(imp.mapped)} keys mapped, {len(imp.not_honoured)} not honoured")
+    for key, value, to in imp.mapped:
+        print(f"  mapped        {key} {value}  ->  {to}")
+    for key, value, why in imp.not_honoured:
+        print(f"  not honoured  {key} {value}: {why}")
     return 0
 
 
@@ -425,6 +445,13 @@ def build_parser() -> argparse.ArgumentParser:
     dm.add_argument("--keep", metavar="DIR", help="write config and logs here "
                                                   "(default: a new temporary directory)")
     ar.set_defaults(func=cmd_arbiter)
+
+    im = sub.add_parser("import", help="another simulator's configuration as a scenario")
+    im.add_argument("format", choices=["hpcc"], help="hpcc: the HPCC simulator's config.txt")
+    im.add_argument("config")
+    im.add_argument("--out", required=True, metavar="SCENARIO.toml",
+                    help="the scenario to write (its file paths relative to it)")
+    im.set_defaults(func=cmd_import)
 
     ref = sub.add_parser("reference", help="print the scenario key reference (Markdown)")
     ref.add_argument("--out", help="write to this file")
