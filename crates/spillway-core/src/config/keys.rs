@@ -148,6 +148,12 @@ pub const KEYS: &[KeyDef] = &[
         "Ethernet bytes per frame beyond the IP packet: 14 header + 4 FCS + 8 preamble/SFD + 12 inter-frame gap. \
          Frames are padded to the 64 B Ethernet minimum before the preamble and gap are added."),
     key!("switch.buffer", Ty::Size, "128KB", &[], "Buffer per egress port, shared by its 8 priority classes."),
+    key!("switch.buffer_sharing", Ty::Choice(&["static", "dynamic"]), "static", &[],
+        "`static`: every egress port has its own buffer (`buffer`, `edge_buffer`, `spine_buffer`). `dynamic`: each switch has one pool of `shared_buffer` bytes its egress ports share, a port admitting a packet while its queue stays within `dt_alpha` times the pool's free bytes (Choudhury-Hahne dynamic thresholds, as merchant-silicon switches and the HPCC simulator's MMU do): N saturated ports settle at alpha B / (1 + N alpha) each. Output-queued switches only; not beside FastLane (its notifications and drops are per port)."),
+    key!("switch.shared_buffer", Ty::Size, "4MB", &[],
+        "With `buffer_sharing = \"dynamic\"`: each switch's pool (the HPCC simulator's BUFFER_SIZE; Parsimon's benchmark: 3 MiB)."),
+    key!("switch.dt_alpha", Ty::Float, "1", &[],
+        "With `buffer_sharing = \"dynamic\"`: the dynamic threshold's alpha, a port's share of the free pool (0 to 64; 1 is a common default, 1/8 the HPCC simulator's PFC thresholds')."),
     key!("switch.edge_buffer", Ty::Size, "", &[],
         "Buffer of switch ports that face hosts (the last hop); defaults to `buffer`."),
     key!("switch.spine_buffer", Ty::Size, "", &[],

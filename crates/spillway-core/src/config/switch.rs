@@ -5,6 +5,7 @@ use super::reader::Reader;
 use crate::fabric::routes::RouteSpec;
 use crate::fabric::topology::Shape;
 use crate::fabric::SwitchTiming;
+use crate::switch::config::SharedBuffer;
 use crate::switch::discipline::pfabric::ServeOrder;
 use crate::switch::flow_control::FlowControl;
 use crate::switch::forwarding::alb::{Tiers, MAX_THRESHOLDS};
@@ -141,7 +142,38 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
             "must hold at least one 64 B notification",
         ));
     }
+    let shared = match r.choice("switch.buffer_sharing")? {
+        "dynamic" => {
+            if matches!(kind, SwitchKind::Cioq(_)) {
+                return Err(r.err(
+                    "switch.buffer_sharing",
+                    "the combined input/output-queued switch buffers per input and output \
+                     (its pause thresholds count per ingress): output-queued switches only",
+                ));
+            }
+            if overflow == Overflow::FastLane {
+                return Err(r.err(
+                    "switch.buffer_sharing",
+                    "FastLane's notification buffer and its drop rule are per port (§3.3.2): \
+                     not beside a shared buffer",
+                ));
+            }
+            Some(SharedBuffer {
+                pool: r.positive_size("switch.shared_buffer")?,
+                alpha: r.float_in("switch.dt_alpha", 0.0, 64.0)?,
+            })
+        }
+        _ => {
+            for key in ["switch.shared_buffer", "switch.dt_alpha"] {
+                if r.raw(key).is_some() {
+                    return Err(r.err(key, "applies with switch.buffer_sharing = \"dynamic\""));
+                }
+            }
+            None
+        }
+    };
     Ok(SwitchConfig {
+        shared,
         buffer,
         edge_buffer,
         spine_buffer,

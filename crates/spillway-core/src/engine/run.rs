@@ -46,8 +46,10 @@ impl Run {
         // A top-tier switch is split by its egress ports (one cut crossed per packet
         // between units, not two) where nothing it does joins its ports: output-queued
         // (no input queues, no flow control) and nothing sent back toward a source.
+        // (A shared buffer joins them too: the switch's pool is one process's.)
         let split_top = sc.switch.kind == SwitchKind::Oq
-            && matches!(sc.switch.overflow, Overflow::Drop | Overflow::CutPayload);
+            && matches!(sc.switch.overflow, Overflow::Drop | Overflow::CutPayload)
+            && sc.switch.shared.is_none();
         let part = Partition::plan(&fabric, n, split_top)
             .map_err(|m| ScenarioError::new("run.partitions", n.to_string(), m))?;
         refuse_parallel(sc, n)?;

@@ -76,6 +76,20 @@ pub struct SwitchConfig {
     /// Forwarding delay and crossbar speedup (the fabric's timing).
     pub timing: SwitchTiming,
     pub kind: SwitchKind,
+    /// `switch.buffer_sharing = "dynamic"`: one pool a switch, shared by its ports.
+    pub shared: Option<SharedBuffer>,
+}
+
+/// A switch-wide buffer shared by its egress ports with Choudhury and Hahne's dynamic
+/// thresholds ("Dynamic queue length thresholds for shared-memory packet switches",
+/// IEEE/ACM ToN 1998), as merchant-silicon switches and the HPCC simulator's MMU share
+/// theirs: a port may grow while its queue is below `alpha` times the pool's free bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SharedBuffer {
+    /// `switch.shared_buffer`: the pool's bytes.
+    pub pool: u64,
+    /// `switch.dt_alpha`.
+    pub alpha: f64,
 }
 
 impl SwitchConfig {

@@ -3,7 +3,7 @@
 //! What the pipeline's stages decide is theirs ([`super::discipline`],
 //! [`super::marking`], [`super::overflow`]); this module runs them in order.
 
-use super::config::{QueueKind, SwitchConfig};
+use super::config::{QueueKind, SharedBuffer, SwitchConfig};
 use super::cut_through::{CutThrough, Decision};
 use super::discipline::pfabric::{Entry, PFabricQueue};
 use super::forwarding::{ecmp, Forwarding};
@@ -33,6 +33,8 @@ pub struct OqSwitch {
     evicted: Vec<Entry>,
     /// `switch.cut_through`: packets come first as their header (`on_header`).
     cut_through: Option<CutThrough>,
+    /// `switch.buffer_sharing = "dynamic"`: the pool, and the bytes its ports hold.
+    shared: Option<(SharedBuffer, u64)>,
 }
 
 impl OqSwitch {
@@ -69,6 +71,7 @@ impl OqSwitch {
                 .timing
                 .cut_through
                 .map(|h| CutThrough::new(fabric, node, h)),
+            shared: cfg.shared.map(|b| (b, 0)),
         }
     }
 
@@ -86,6 +89,7 @@ impl OqSwitch {
             rng: Rng::new(0, 0),
             evicted: Vec::new(),
             cut_through: None,
+            shared: None,
         }
     }
 
@@ -146,16 +150,53 @@ impl OqSwitch {
     /// Port `port`'s wake-up at `time`.
     #[inline(always)]
     pub fn on_port_free(&mut self, cx: &mut Ctx, node: u32, port: u32, time: u64) {
+        let before = self.shared.map(|_| self.ports[port as usize].bytes());
         let sent = self.ports[port as usize].on_wake(cx, node, port, time);
         self.sent(cx, node, port, sent);
+        if let Some(before) = before {
+            self.account(port, before);
+        }
     }
 
     /// Offers `pkt` to port `port`; `in_port` is where it entered (u16::MAX: made here).
     #[inline(always)]
     fn enqueue(&mut self, cx: &mut Ctx, node: u32, port: u32, pkt: u32, in_port: u16) {
+        if self.shared.is_some() {
+            return self.enqueue_shared(cx, node, port, pkt, in_port);
+        }
         if let Offer::Slow = self.ports[port as usize].offer(cx, node, port, pkt) {
             self.enqueue_waiting(cx, node, port, pkt, in_port);
         }
+    }
+
+    /// [`Self::enqueue`] on a shared buffer: the port's threshold is set from the pool
+    /// first (Choudhury-Hahne: alpha times the free bytes, and never past the pool), and
+    /// what the port then holds is counted against the pool.
+    #[inline(never)]
+    fn enqueue_shared(&mut self, cx: &mut Ctx, node: u32, port: u32, pkt: u32, in_port: u16) {
+        let (pool, used) = self.shared.expect("a shared buffer");
+        let p = &mut self.ports[port as usize];
+        let before = p.bytes();
+        let free = pool.pool.saturating_sub(used);
+        let threshold = (pool.alpha * free as f64) as u64;
+        p.set_capacity(threshold.min(before + free));
+        if let Offer::Slow = p.offer(cx, node, port, pkt) {
+            self.enqueue_waiting(cx, node, port, pkt, in_port);
+        }
+        self.account(port, before);
+    }
+
+    /// Port `port` held `before` bytes: the pool counts what it holds now.
+    fn account(&mut self, port: u32, before: u64) {
+        let now = self.ports[port as usize].bytes();
+        if let Some((_, used)) = &mut self.shared {
+            *used = (*used + now).saturating_sub(before);
+        }
+    }
+
+    /// The bytes a shared buffer's ports hold (None: none is shared).
+    pub fn shared_bytes(&self) -> Option<u64> {
+        self.shared.map(|(_, used)| used)
     }
 
     /// What a port started on its link: a packet its marker chose as it left (CoDel) is
@@ -366,6 +407,54 @@ mod tests {
             .iter()
             .position(|p| p.peer == h)
             .unwrap()
+    }
+
+    /// Choudhury-Hahne's fixed point: N ports of one switch, all filling at once and none
+    /// draining, stop admitting when each holds alpha (B - N q), that is q = alpha B /
+    /// (1 + N alpha), to within a packet; and the pool counts what they hold.
+    #[test]
+    fn dynamic_thresholds_settle_at_alpha_b_over_one_plus_n_alpha() {
+        let pool = 1_000_000u64;
+        for (alpha, n) in [(1.0, 1), (1.0, 3), (0.5, 4), (2.0, 2), (0.125, 6)] {
+            let text = format!(
+                "[topology]\nkind = \"star\"\nhosts = 8\n[switch]\nbuffer_sharing = \"dynamic\"\n\
+                 shared_buffer = \"{pool}B\"\ndt_alpha = {alpha}\n[workload]\nkind = \"trace\"\n\
+                 flows = [{{ src = 0, dst = 1, size = 1000 }}]"
+            );
+            let (mut cx, mut sw, node) = star(&text);
+            let ports: Vec<u32> = (1..=n).map(|h| port_to(&cx, node, h) as u32).collect();
+            let wire = wire_bytes(1460 + 40, 38);
+            // Offered round-robin at one instant until no port admits any more.
+            let mut refused = vec![false; n as usize];
+            while refused.iter().any(|r| !r) {
+                for (i, &port) in ports.iter().enumerate() {
+                    if refused[i] {
+                        continue;
+                    }
+                    let mut p = Packet::new(PktKind::Data, 0, 0, 0, i as u32 + 1, 0, wire, 7);
+                    p.len = 1460;
+                    let pkt = cx.pkts.alloc(p);
+                    let dropped = |sw: &OqSwitch| -> u64 {
+                        sw.ports()[port as usize].report(0).drops.iter().sum()
+                    };
+                    let before = dropped(&sw);
+                    sw.enqueue(&mut cx, node, port, pkt, 0);
+                    refused[i] = dropped(&sw) > before;
+                }
+            }
+            let want = alpha * pool as f64 / (1.0 + n as f64 * alpha);
+            let held: Vec<u64> = ports
+                .iter()
+                .map(|&p| sw.ports()[p as usize].bytes())
+                .collect();
+            for &q in &held {
+                assert!(
+                    (q as f64 - want).abs() <= 2.0 * wire as f64,
+                    "alpha {alpha}, {n} ports: {held:?}, want {want:.0} each"
+                );
+            }
+            assert_eq!(sw.shared_bytes(), Some(held.iter().sum::<u64>()));
+        }
     }
 
     /// FastLane §3.2: a victim becomes one notification for its source, with its

@@ -371,6 +371,13 @@ impl Port {
         self.capacity
     }
 
+    /// A shared buffer's threshold for this port now (`switch.buffer_sharing`): what it
+    /// may hold, set before each offer.
+    #[inline]
+    pub fn set_capacity(&mut self, bytes: u64) {
+        self.capacity = bytes;
+    }
+
     /// When the frame on the wire (if any) ends (tests).
     #[cfg(test)]
     pub fn busy_until(&self) -> Ps {
