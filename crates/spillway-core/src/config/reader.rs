@@ -17,6 +17,25 @@ pub(super) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// The file key `path` names (relative to the scenario): its value as given, where
+    /// it is, and its text; None when the key is not set.
+    pub(super) fn file_text(
+        &self,
+        path: &str,
+    ) -> Result<Option<(Value, PathBuf, String)>, ScenarioError> {
+        let Some(v) = self.raw(path).cloned() else {
+            return Ok(None);
+        };
+        let Value::String(name) = &v else {
+            return Err(self.err_value(path, &v, "expected a file path"));
+        };
+        let file = self.resolve_path(name);
+        let text = std::fs::read_to_string(&file).map_err(|e| {
+            self.err_value(path, &v, format!("cannot read {}: {e}", file.display()))
+        })?;
+        Ok(Some((v, file, text)))
+    }
+
     pub(super) fn resolve_path(&self, p: &str) -> PathBuf {
         let pb = PathBuf::from(p);
         match &self.base_dir {

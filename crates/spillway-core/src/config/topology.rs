@@ -184,24 +184,14 @@ fn read_graph(r: &mut Reader, kind: String) -> Result<TopologySpec, ScenarioErro
                 "the graph comes from topology.file or topology.links, not both",
             ))
         }
-        (Some(v), None) => {
-            let Value::String(name) = &v else {
-                return Err(r.err_value("topology.file", &v, "expected a file path"));
-            };
+        (Some(_), None) => {
             if r.raw("topology.switches").is_some() {
                 return Err(r.err(
                     "topology.switches",
                     "a topology.file lists its own switches (its second line)",
                 ));
             }
-            let path = r.resolve_path(name);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                r.err_value(
-                    "topology.file",
-                    &v,
-                    format!("cannot read {}: {e}", path.display()),
-                )
-            })?;
+            let (v, path, text) = r.file_text("topology.file")?.expect("topology.file is set");
             let g = graph::parse_hpcc(&text).map_err(|m| {
                 r.err_value("topology.file", &v, format!("{}: {m}", path.display()))
             })?;

@@ -1095,20 +1095,9 @@ fn read_matrix(
     r: &mut Reader,
     topology: &TopologySpec,
 ) -> Result<Option<std::sync::Arc<RackMatrix>>, ScenarioError> {
-    let Some(v) = r.raw("workload.matrix").cloned() else {
+    let Some((v, path, text)) = r.file_text("workload.matrix")? else {
         return Ok(None);
     };
-    let Value::String(name) = &v else {
-        return Err(r.err_value("workload.matrix", &v, "expected a file path"));
-    };
-    let path = r.resolve_path(name);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        r.err_value(
-            "workload.matrix",
-            &v,
-            format!("cannot read {}: {e}", path.display()),
-        )
-    })?;
     let t = Topology::build(topology);
     let mut switch_of = vec![0; t.hosts as usize];
     for l in t.links.iter().filter(|l| l.a < t.hosts) {
