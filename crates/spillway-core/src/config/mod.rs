@@ -16,6 +16,7 @@ pub mod reference;
 pub mod run;
 pub mod switch;
 pub mod topology;
+pub mod trace;
 pub mod transport;
 pub mod workload;
 

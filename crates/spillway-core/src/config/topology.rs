@@ -231,8 +231,8 @@ fn read_graph(r: &mut Reader, kind: String) -> Result<TopologySpec, ScenarioErro
     };
     let hosts = g.hosts;
     let (host_links, fabric_links): (Vec<_>, Vec<_>) = g.links.iter().partition(|l| l.a < hosts);
-    let slowest = |ls: &[&crate::fabric::topology::Link]| ls.iter().map(|l| l.rate).min();
-    let shortest = |ls: &[&crate::fabric::topology::Link]| ls.iter().map(|l| l.delay).min();
+    let slowest = |ls: &[&GivenLink]| ls.iter().map(|l| l.rate).min();
+    let shortest = |ls: &[&GivenLink]| ls.iter().map(|l| l.delay).min();
     let link_rate = slowest(&host_links).unwrap_or(1);
     let link_delay = shortest(&host_links).unwrap_or(0);
     let framing_bytes = r.uint("topology.framing_bytes", 0, 1000)? as u32;

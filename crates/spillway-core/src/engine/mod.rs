@@ -32,7 +32,6 @@ use crate::switch::{Switch, SwitchKind};
 use crate::transport::cc::kinds::Cc;
 use crate::transport::tcp::sender::TcpSender;
 use crate::units::Ps;
-use crate::workload::matrix;
 use crate::workload::Traffic;
 use context::Ctx;
 pub use context::StopReason;
@@ -165,7 +164,8 @@ impl Sim {
             }
             _ => None,
         };
-        let calibrated = matrix::calibrated(&sc.workload, &cx.fabric, sc.topology.link_rate);
+        let calibrated =
+            crate::workload::calibrated(&sc.workload, &cx.fabric, sc.topology.link_rate);
         let traffic = Traffic::new(
             calibrated.as_ref().unwrap_or(&sc.workload),
             &sc.classes,

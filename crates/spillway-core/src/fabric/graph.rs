@@ -9,15 +9,14 @@
 //! theirs, and [`Graph::ids`] maps back to the file's ids (flow.txt names those, fct.txt
 //! writes them).
 
-use super::topology::Link;
 use crate::units;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Graph {
     pub hosts: u32,
     pub switches: u32,
-    /// In the engine's numbering (hosts `0..hosts`, then switches).
-    pub links: Vec<Link>,
+    /// In the engine's numbering (hosts `0..hosts`, then switches), the host end first.
+    pub links: Vec<GivenLink>,
     /// The file's (or scenario's) id of each node, by the engine's number.
     pub ids: Vec<u32>,
 }
@@ -103,7 +102,7 @@ impl Graph {
             } else {
                 (a, b)
             };
-            out.push(Link {
+            out.push(GivenLink {
                 a,
                 b,
                 rate: l.rate,

@@ -207,7 +207,12 @@ impl Topology {
             Shape::Graph(ref g) => {
                 // Every link at its own rate and delay (no per-host rates: those
                 // are Fastpass's, which is not beside a graph).
-                links.extend(g.links.iter().copied());
+                links.extend(g.links.iter().map(|l| Link {
+                    a: l.a,
+                    b: l.b,
+                    rate: l.rate,
+                    delay: l.delay,
+                }));
                 g.switches
             }
         };

@@ -9,7 +9,6 @@
 //! text: a row a line for each source rack, a weight a destination rack, whitespace
 //! between; `#` starts a comment.
 
-use super::spec::WorkloadSpec;
 use crate::fabric::Fabric;
 use crate::rng::Rng;
 use std::collections::{BTreeMap, HashMap};
@@ -178,20 +177,4 @@ impl RackMatrix {
             .map(|(s, e)| max_load * e.rate as f64 / (8.0 * mean_bytes * s))
             .fold(f64::INFINITY, f64::min)
     }
-}
-
-/// The workload with `workload.max_link_load` turned into the load it means (None when
-/// it has none): the arrival rate that loads the busiest link so much, as a fraction of
-/// the sources' line rate, which is what the generator reads. The same arithmetic in
-/// every process of a parallel run, so the same rate.
-pub fn calibrated(spec: &WorkloadSpec, fabric: &Fabric, link_rate: u64) -> Option<WorkloadSpec> {
-    let WorkloadSpec::Poisson(p) = spec else {
-        return None;
-    };
-    let (max, m) = (p.max_link_load?, p.matrix.as_ref()?);
-    let mean = p.load.on.cdf_mean(&p.cdf);
-    let rate = m.rate_for_max_load(fabric, max, mean);
-    let mut p = p.clone();
-    p.load.fraction = rate * 8.0 * mean / (p.sources.len() as f64 * link_rate as f64);
-    Some(WorkloadSpec::Poisson(p))
 }

@@ -281,3 +281,24 @@ impl Traffic {
 fn closed_loop_tag(host: u32) -> u64 {
     BACKGROUND_TAG | CLOSED_LOOP_TAG | host as u64
 }
+
+/// The workload with `workload.max_link_load` turned into the load it means (None when
+/// it has none): the arrival rate that loads the busiest link so much
+/// ([`matrix::RackMatrix::rate_for_max_load`]), as a fraction of the sources' line rate,
+/// which is what the generator reads. The same arithmetic in every process of a parallel
+/// run, so the same rate.
+pub fn calibrated(
+    spec: &WorkloadSpec,
+    fabric: &crate::fabric::Fabric,
+    link_rate: u64,
+) -> Option<WorkloadSpec> {
+    let WorkloadSpec::Poisson(p) = spec else {
+        return None;
+    };
+    let (max, m) = (p.max_link_load?, p.matrix.as_ref()?);
+    let mean = p.load.on.cdf_mean(&p.cdf);
+    let rate = m.rate_for_max_load(fabric, max, mean);
+    let mut p = p.clone();
+    p.load.fraction = rate * 8.0 * mean / (p.sources.len() as f64 * link_rate as f64);
+    Some(WorkloadSpec::Poisson(p))
+}
