@@ -144,30 +144,15 @@ impl Reader<'_> {
             }
             self.record("workload.flows", v.clone());
         }
-        if let Some(v) = self.raw("workload.file") {
-            let Value::String(name) = v else {
-                return Err(ScenarioError::new(
-                    "workload.file",
-                    v,
-                    "expected a file path",
-                ));
-            };
-            let p = self.resolve_path(name);
-            let text = std::fs::read_to_string(&p).map_err(|e| {
-                ScenarioError::new(
-                    "workload.file",
-                    v,
-                    format!("cannot read {}: {e}", p.display()),
-                )
-            })?;
+        if let Some((v, p, text)) = self.file_text("workload.file")? {
             let read = match format {
                 "hpcc" => parse_hpcc_flows(&text, hosts, host_ids),
                 _ => parse_trace_csv(&text, hosts),
             };
             flows.extend(read.map_err(|m| {
-                ScenarioError::new("workload.file", v, format!("{}: {m}", p.display()))
+                ScenarioError::new("workload.file", &v, format!("{}: {m}", p.display()))
             })?);
-            self.record("workload.file", v.clone());
+            self.record("workload.file", v);
         }
         Ok(flows)
     }

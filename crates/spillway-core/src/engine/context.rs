@@ -137,8 +137,9 @@ impl Ctx {
                 Ev::Arrive { pkt, .. } | Ev::Header { pkt, .. } => pkt,
                 _ => unreachable!("only packets cross between processes"),
             };
-            let i = std::mem::replace(pkt, u32::MAX); // renumbered where it lands
-                                                      // Copied from its slot straight into the post (not through a temporary).
+            // Renumbered where it lands; copied from its slot straight into the post (not
+            // through a temporary).
+            let i = std::mem::replace(pkt, u32::MAX);
             out.to[lp as usize].parcels.push(Parcel {
                 time,
                 ev,
