@@ -122,7 +122,9 @@ def test_import_hpcc_maps_what_it_can_and_names_the_rest(tmp_path: Path) -> None
                  "mss = 1000", "dctcp_g = 0.0625", 'duration = "2010000000ns"',
                  'fct_txt = "hpcc"', "ack_class = 0"]:
         assert line in text, line
-    for name in ("BUFFER_SIZE", "HAS_WIN", "ENABLE_QCN", "KMAX_MAP", "PMAX_MAP"):
+    assert ('ecn_threshold_by_rate = { "10000000000bps" = "30000B", '
+            '"40000000000bps" = "120000B" }') in text
+    for name in ("BUFFER_SIZE", "HAS_WIN", "ENABLE_QCN", "PMAX_MAP"):
         assert f"#   {name} " in text, name
     res = spillway.run(scenario, tmp_path / "out", progress=False)
     assert res.summary["flows_finished"] == 20

@@ -164,11 +164,14 @@ def _map(imp: Imported, key: str, value: str, values: dict[str, str], path) -> N
                 imp.not_honoured.append((key, value, "marking between Kmin and Kmax is RED's "
                                          "(issue 40); the step marks at KMAX_MAP's K"))
             return
+        # The slowest rate's K for any port the map does not list; each listed rate its own.
         rate, k = min(pairs)
-        to("switch.ecn_threshold", f'"{int(k * 1000)}B"')
+        imp.set("switch.ecn_threshold", f'"{int(k * 1000)}B"')
         if len(pairs) > 1:
-            imp.not_honoured.append((key, value, f"one K at every port: the slowest rate's "
-                                     f"({rate / 1e9:g} Gbit/s, {k:g} KB)"))
+            table = ", ".join(f'"{r}bps" = "{int(v * 1000)}B"' for r, v in sorted(pairs))
+            to("switch.ecn_threshold_by_rate", f"{{ {table} }}")
+        else:
+            to("switch.ecn_threshold", f'"{int(k * 1000)}B"')
     elif key == "ACK_HIGH_PRIO":
         to("transport.ack_class", "0" if int(value) else "3")
     elif key == "ERROR_RATE_PER_LINK":

@@ -339,9 +339,7 @@ def write_outputs(sim: Any, out: Path, progress: bool | None = None) -> dict[str
         pq.write_table(empty_table("flow_throughput"), out / "flow_throughput.parquet")
     if sim.has_pings:
         pq.write_table(joined_table("pings", ping_parts), out / "pings.parquet")
-    fct_txt = sim.fct_txt()
-    if fct_txt is not None:  # run.fct_txt: HPCC's file, for that pipeline's scripts
-        (out / "fct.txt").write_text(fct_txt)
+    sim.write_fct_txt(out / "fct.txt")  # run.fct_txt: HPCC's file, for that pipeline's scripts
     ports = sim.ports()
     pq.write_table(table("ports", ports), out / "ports.parquet")
     counters = sim.counters()

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{run, Run};
+use common::{refused, run, Run};
 use spillway_core::config::Scenario;
 use spillway_core::engine::run::Run as AnyRun;
 use spillway_core::engine::Sim;
@@ -188,4 +188,84 @@ fn bad_clos_shapes_are_refused_naming_the_key() {
     assert_eq!(e.key, "topology.planes", "{e}");
     let e = Scenario::parse("[topology]\nkind = \"fat_tree\"\nplanes = 2", &[], None).unwrap_err();
     assert_eq!(e.key, "topology.planes", "{e}");
+}
+
+/// `switch.ecn_threshold_by_rate`: each port marks at its rate's K (HPCC's KMAX_MAP).
+/// Hosts at 40 Gbit/s behind 10 Gbit/s rack uplinks: two long flows between the racks
+/// queue only at the uplink, so marks there follow the 10 Gbit/s entry alone.
+#[test]
+fn ecn_threshold_by_rate_marks_each_port_at_its_rates_k() {
+    let text = r#"
+[topology]
+kind = "clos"
+pods = 1
+racks_per_pod = 2
+hosts_per_rack = 2
+planes = 1
+spines_per_plane = 1
+link_rate = "40Gbps"
+fabric_rate = "10Gbps"
+[switch]
+ecn = "threshold"
+[transport]
+kind = "dctcp"
+[workload]
+kind = "trace"
+flows = [{ src = 0, dst = 2, size = "2MB" }, { src = 1, dst = 3, size = "2MB" }]
+"#;
+    let marks = |over: &[&str]| {
+        let Run { ports, flows, .. } = run(text, over);
+        assert!(flows.finish_ps.iter().all(|&t| t != u64::MAX), "{over:?}");
+        let at = |bps: u64| -> u64 {
+            (0..ports.rate_bps.len())
+                .filter(|&i| ports.rate_bps[i] == bps)
+                .map(|i| ports.ecn_marked[i])
+                .sum()
+        };
+        (at(10_000_000_000), at(40_000_000_000))
+    };
+    // The 10 Gbit/s ports' K above their buffer: nothing marks anywhere.
+    assert_eq!(
+        marks(&["switch.ecn_threshold_by_rate={ \"10Gbps\" = \"10MB\" }"]),
+        (0, 0)
+    );
+    // Only the 40 Gbit/s ports exempt: the uplink marks at the default K.
+    let (slow, fast) = marks(&["switch.ecn_threshold_by_rate={ \"40Gbps\" = \"10MB\" }"]);
+    assert!(slow > 0 && fast == 0, "{slow} {fast}");
+    // The one K off everywhere but the listed rate.
+    let (slow, fast) = marks(&[
+        "switch.ecn_threshold=10MB",
+        "switch.ecn_threshold_by_rate={ \"10Gbps\" = \"30KB\" }",
+    ]);
+    assert!(slow > 0 && fast == 0, "{slow} {fast}");
+}
+
+#[test]
+fn ecn_threshold_by_rate_is_refused_naming_the_entry() {
+    let base = "[switch]\necn = \"threshold\"\n";
+    for (table, key) in [
+        ("{ fast = \"30KB\" }", "switch.ecn_threshold_by_rate.fast"),
+        (
+            "{ \"10Gbps\" = \"lots\" }",
+            "switch.ecn_threshold_by_rate.10Gbps",
+        ),
+    ] {
+        let (k, m) = refused(&format!("{base}ecn_threshold_by_rate = {table}"), &[]);
+        assert_eq!(k, key, "{m}");
+    }
+    // One rate spelled twice.
+    let (k, m) = refused(
+        &format!("{base}ecn_threshold_by_rate = {{ \"10Gbps\" = \"30KB\", \"10000000000bps\" = \"40KB\" }}"),
+        &[],
+    );
+    assert!(
+        k.starts_with("switch.ecn_threshold_by_rate.") && m.contains("twice"),
+        "{k}: {m}"
+    );
+    // Without threshold marking there is no K to give by rate.
+    let (k, m) = refused(
+        "[switch]\necn_threshold_by_rate = { \"10Gbps\" = \"30KB\" }",
+        &[],
+    );
+    assert_eq!(k, "switch.ecn_threshold_by_rate", "{m}");
 }

@@ -2,7 +2,7 @@
 //! Columns leave Rust as NumPy arrays (via `numpy.frombuffer`, no extra crates);
 //! scenario errors become `spillway.errors.ScenarioError(key, value, message)`.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use spillway_core::config::{reference_markdown, Scenario, ScenarioError};
@@ -360,10 +360,16 @@ impl Simulation {
         columns_dict(py, r.columns())
     }
 
-    /// HPCC's fct.txt of the flows taken so far (`run.fct_txt`), or None when off.
-    fn fct_txt(&self, py: Python<'_>) -> Option<String> {
-        let (w, fabric) = (self.fct.as_ref()?, self.sim.fabric());
-        Some(py.detach(|| w.render(fabric)))
+    /// Writes HPCC's fct.txt of the flows taken so far to `path` (`run.fct_txt`); False
+    /// (and no file) when off.
+    fn write_fct_txt(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<bool> {
+        let Some(w) = self.fct.as_ref() else {
+            return Ok(false);
+        };
+        let fabric = self.sim.fabric();
+        py.detach(|| w.write_file(fabric, &path))
+            .map_err(|e| PyOSError::new_err(format!("{}: {e}", path.display())))?;
+        Ok(true)
     }
 
     /// Query records finished since the last call, as NumPy columns.

@@ -22,6 +22,7 @@ pub enum Ty {
     SizeOrOff,
     SizeList,
     IntList,
+    RateSizes,
 }
 
 impl Ty {
@@ -45,6 +46,7 @@ impl Ty {
             Ty::FloatOrOff => "number or `off`".into(),
             Ty::SizeOrOff => "size or `off`".into(),
             Ty::SizeList => "list of sizes (`[\"16KB\", \"64KB\"]`)".into(),
+            Ty::RateSizes => "table of rate = size (`{ \"40Gbps\" = \"120KB\" }`)".into(),
             Ty::IntList => "list of integers".into(),
         }
     }
@@ -184,11 +186,24 @@ pub const KEYS: &[KeyDef] = &[
     key!("switch.fastlane_strict", Ty::Bool, "false", &[],
         "FastLane: forbid notifications from exceeding the bandwidth cap even on an idle link (§5.1.3). \
          `false`: work conserving, notifications and data use each other's idle capacity."),
-    key!("switch.ecn", Ty::Choice(&["off", "codel", "threshold"]), "off", &[],
+    key!("switch.ecn", Ty::Choice(&["off", "codel", "threshold", "red"]), "off", &[],
         "ECN marking at every switch port: `codel` marks by CoDel's sojourn-time law (RFC 8289) instead of dropping; \
-         `threshold` marks an arriving data packet when the port already holds more than `ecn_threshold` (DCTCP's K)."),
+         `threshold` marks an arriving data packet when the port already holds more than `ecn_threshold` (DCTCP's K); \
+         `red` marks a departing data packet by the bytes it leaves behind, RED-style between `ecn_kmin` and `ecn_kmax` \
+         (DCQCN's marking, as the HPCC simulator runs it)."),
     key!("switch.ecn_threshold", Ty::Size, "32KB", &[],
         "DCTCP marking threshold K, in bytes of the port's queue (CP §6: 32 KB at 1 Gbps)."),
+    key!("switch.ecn_threshold_by_rate", Ty::RateSizes, "", &[],
+        "K by the port's rate, as the HPCC simulator's `KMAX_MAP` gives it: `{ \"10Gbps\" = \"30KB\", \"40Gbps\" = \"120KB\" }`. \
+         A port whose rate is not listed marks at `ecn_threshold`."),
+    key!("switch.ecn_kmin", Ty::Size, "", &[],
+        "RED marking: no mark while the queue a departure leaves holds at most this. \
+         Unset (with `ecn_kmax`): 100 KB per 25 Gbit/s of the port's rate, as the HPCC simulator's DCQCN runs (KB = 1000 B)."),
+    key!("switch.ecn_kmax", Ty::Size, "", &[],
+        "RED marking: always mark above this; between `ecn_kmin` and here with a probability rising linearly to `ecn_pmax`. \
+         Unset (with `ecn_kmin`): 400 KB per 25 Gbit/s of the port's rate."),
+    key!("switch.ecn_pmax", Ty::Float, "0.2", &[],
+        "RED marking: the probability at `ecn_kmax` (the HPCC simulator's PMAX_MAP for DCQCN; the DCQCN paper's 1% is 0.01)."),
     key!("switch.codel_target", Ty::Time, "10us", &[],
         "CoDel target sojourn time (datacenter scale: ~one BDP of queue at 10 Gbps)."),
     key!("switch.codel_interval", Ty::Time, "100us", &[],

@@ -131,17 +131,19 @@ impl Scenario {
             .tcp()
             .filter(|t| matches!(t.cc, CcKind::Dctcp { .. }))
         {
-            if switch.codel.is_none() && switch.ecn_threshold.is_none() {
+            if switch.codel.is_none() && switch.ecn_threshold.is_none() && switch.red.is_none() {
                 return Err(r.err(
                     "transport.kind",
-                    "dctcp follows ECN marks: set switch.ecn = \"threshold\" (DCTCP's K) or \"codel\"",
+                    "dctcp follows ECN marks: set switch.ecn = \"threshold\" (DCTCP's K), \"red\" or \"codel\"",
                 ));
             }
             if !tcp.ecn {
                 return Err(r.err("transport.ecn", "dctcp is ECN-capable by definition"));
             }
         }
-        if !ecn_capable && (switch.codel.is_some() || switch.ecn_threshold.is_some()) {
+        if !ecn_capable
+            && (switch.codel.is_some() || switch.ecn_threshold.is_some() || switch.red.is_some())
+        {
             // Non-ECT packets are never marked, and a quench is answered like an echo.
             return Err(r.err(
                 "transport.ecn",

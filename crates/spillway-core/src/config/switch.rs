@@ -5,7 +5,7 @@ use super::reader::Reader;
 use crate::fabric::routes::RouteSpec;
 use crate::fabric::topology::Shape;
 use crate::fabric::SwitchTiming;
-use crate::switch::config::SharedBuffer;
+use crate::switch::config::{RedSpec, SharedBuffer};
 use crate::switch::discipline::pfabric::ServeOrder;
 use crate::switch::flow_control::FlowControl;
 use crate::switch::forwarding::alb::{Tiers, MAX_THRESHOLDS};
@@ -84,6 +84,7 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
     } else {
         None
     };
+    let ecn_by_rate = read_ecn_by_rate(r, ecn_kind == "threshold")?;
     let codel = match ecn_kind {
         "codel" => {
             let target = r.time("switch.codel_target")?;
@@ -104,7 +105,12 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
         }
         _ => None,
     };
-    if overflow == Overflow::SourceQuench && codel.is_none() && ecn_threshold.is_none() {
+    let red = read_red(r, ecn_kind == "red")?;
+    if overflow == Overflow::SourceQuench
+        && codel.is_none()
+        && ecn_threshold.is_none()
+        && red.is_none()
+    {
         return Err(r.err(
             "switch.overflow",
             "source_quench sends quenches when the ECN marker marks: set switch.ecn = \"codel\"",
@@ -178,6 +184,7 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
         edge_buffer,
         spine_buffer,
         ecn_threshold,
+        ecn_by_rate,
         cut_extra,
         forwarding,
         queue,
@@ -189,9 +196,84 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
             strict,
         },
         codel,
+        red,
         timing,
         kind,
     })
+}
+
+/// `switch.ecn_threshold_by_rate`: K per port rate, as the HPCC simulator's KMAX_MAP
+/// gives it (30 KB at 10 Gbit/s, 120 KB at 40: K grows with the rate's BDP). Sorted by
+/// rate; a port whose rate is not listed marks at `switch.ecn_threshold`.
+fn read_ecn_by_rate(r: &mut Reader, marking: bool) -> Result<Vec<(u64, u64)>, ScenarioError> {
+    const KEY: &str = "switch.ecn_threshold_by_rate";
+    let Some(v) = r.raw(KEY).cloned() else {
+        return Ok(Vec::new());
+    };
+    if !marking {
+        return Err(r.err(KEY, "applies with switch.ecn = \"threshold\""));
+    }
+    let Value::Table(t) = &v else {
+        return Err(r.err(
+            KEY,
+            "expected a table of rate = size ({ \"40Gbps\" = \"120KB\" })",
+        ));
+    };
+    let mut out = Vec::with_capacity(t.len());
+    for (rate, k) in t {
+        let key = format!("{KEY}.{rate}");
+        let bps = units::parse_rate(rate).map_err(|m| ScenarioError::new(&key, rate, m))?;
+        let bytes = match k {
+            Value::String(s) => units::parse_size(s),
+            Value::Integer(i) if *i >= 0 => Ok(*i as u64),
+            _ => Err("expected a size (\"120KB\")".into()),
+        }
+        .map_err(|m| ScenarioError::new(&key, k, m))?;
+        if out.iter().any(|&(b, _)| b == bps) {
+            return Err(ScenarioError::new(&key, rate, "this rate is listed twice"));
+        }
+        out.push((bps, bytes));
+    }
+    out.sort_unstable();
+    r.record(KEY, v);
+    Ok(out)
+}
+
+/// `switch.ecn = "red"`: `ecn_kmin` and `ecn_kmax` together or neither (then by each
+/// port's rate, as the HPCC simulator's maps), `ecn_pmax`.
+fn read_red(r: &mut Reader, on: bool) -> Result<Option<RedSpec>, ScenarioError> {
+    const KEYS: [&str; 3] = ["switch.ecn_kmin", "switch.ecn_kmax", "switch.ecn_pmax"];
+    if !on {
+        if let Some(k) = KEYS.into_iter().find(|k| r.raw(k).is_some()) {
+            return Err(r.err(k, "applies with switch.ecn = \"red\""));
+        }
+        return Ok(None);
+    }
+    let kmin = r.opt_size("switch.ecn_kmin")?;
+    let kmax = r.opt_size("switch.ecn_kmax")?;
+    let pmax = r.float_in("switch.ecn_pmax", 0.0, 1.0)?;
+    match (kmin, kmax) {
+        (Some(lo), Some(hi)) if lo >= hi => {
+            return Err(r.err_value(
+                "switch.ecn_kmax",
+                units::format_size(hi),
+                format!("must be above switch.ecn_kmin ({})", units::format_size(lo)),
+            ))
+        }
+        (Some(_), None) | (None, Some(_)) => {
+            let (given, missing) = if kmin.is_some() {
+                (KEYS[0], KEYS[1])
+            } else {
+                (KEYS[1], KEYS[0])
+            };
+            return Err(r.err(
+                given,
+                format!("set {missing} too (neither: both by the port's rate)"),
+            ));
+        }
+        _ => {}
+    }
+    Ok(Some(RedSpec { kmin, kmax, pmax }))
 }
 
 /// The bytes of a packet a cut-through switch must have before it forwards: what

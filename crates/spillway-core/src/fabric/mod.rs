@@ -250,11 +250,18 @@ impl Fabric {
     /// (`output/hpcc.rs`) count them: no forwarding delay, no crossbar.
     pub fn links_between(&self, src: u32, dst: u32) -> Vec<(u64, Ps)> {
         let mut hops = Vec::with_capacity(8);
+        self.links_between_into(src, dst, &mut hops);
+        hops
+    }
+
+    /// `links_between` into `hops` (cleared first): no allocation once it has grown.
+    pub fn links_between_into(&self, src: u32, dst: u32, hops: &mut Vec<(u64, Ps)>) {
+        hops.clear();
         let mut p = self.ports(src)[0];
         loop {
             hops.push((p.rate, p.delay));
             if p.peer == dst {
-                return hops;
+                return;
             }
             let port = self.routes.next_hops(p.peer, dst)[0];
             p = self.ports(p.peer)[port as usize];

@@ -16,7 +16,8 @@ records! {
         peer: u32;
         /// A switch's port (else a host's NIC).
         is_switch: bool;
-        /// The port's buffer.
+        /// The port's buffer (`switch.buffer_sharing = "dynamic"`: the most its dynamic
+        /// threshold lets it hold alone, alpha B / (1 + alpha) of the pool B).
         capacity_bytes: u64;
         /// Packets admitted.
         enqueued: u64;

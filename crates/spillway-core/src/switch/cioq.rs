@@ -192,10 +192,16 @@ impl CioqSwitch {
         let timing = cfg.timing;
         let mut egress = Vec::with_capacity(n);
         let mut inputs = Vec::with_capacity(n);
-        for end in links {
+        for (i, end) in links.iter().enumerate() {
             let capacity = cfg.port_buffer(fabric, node, end);
             let mut p = Port::new(end, capacity);
-            p.install(None, None, None, Threshold::new(cfg.ecn_threshold));
+            p.install(
+                None,
+                None,
+                // RED (DCQCN's marking) only: CoDel is refused here.
+                cfg.port_dequeue_marker(end, i, &rng),
+                Threshold::new(cfg.port_ecn_threshold(end)),
+            );
             if matches!(cfg.forwarding, Forwarding::Alb(_)) {
                 p.count_classes();
             }
@@ -559,20 +565,20 @@ impl CioqSwitch {
             // DCTCP's marking: the arrival found more than K bytes queued.
             let before = p.bytes() - cx.pkts.hot(pkt).wire as u64;
             if p.threshold().marks(before) {
-                p.count_mark(cx);
-                if cx.pkts.get(pkt).ect {
-                    cx.pkts.get_mut(pkt).ce = true;
-                }
+                p.mark_ecn(cx, pkt);
             }
         }
-        p.kick(cx, node, o as u32);
+        let sent = p.kick(cx, node, o as u32);
+        p.mark_sent(cx, sent);
     }
 
     /// Egress port `port`'s wake-up at `time`: its next packet goes, and with flow
     /// control the room it leaves may let a waiting packet cross.
     #[inline(always)]
     pub fn on_port_free(&mut self, cx: &mut Ctx, node: u32, port: u32, time: u64) {
-        self.egress[port as usize].on_wake(cx, node, port, time);
+        let p = &mut self.egress[port as usize];
+        let sent = p.on_wake(cx, node, port, time);
+        p.mark_sent(cx, sent);
         // The room the departure left matters to free inputs that want this output.
         if self.lossless
             && self.out_busy >> port & 1 == 0
@@ -611,7 +617,8 @@ impl CioqSwitch {
             let frame = pause::frame(node, p.peer(), classes, pause, self.framing);
             let f = cx.pkts.alloc(frame);
             cx.counters.pause_frames += 1;
-            p.send_control(cx, node, i as u32, f);
+            let sent = p.send_control(cx, node, i as u32, f);
+            p.mark_sent(cx, sent);
         }
     }
 
@@ -639,7 +646,8 @@ impl CioqSwitch {
         let before = p.paused();
         p.set_paused(cx.now, pause::apply(before, classes, on));
         if before & !p.paused() != 0 {
-            p.kick(cx, node, port);
+            let sent = p.kick(cx, node, port);
+            p.mark_sent(cx, sent);
         }
     }
 

@@ -3,10 +3,13 @@
 use super::discipline::pfabric::ServeOrder;
 use super::flow_control::FlowControl;
 use super::forwarding::Forwarding;
-use super::marking::codel::CodelConfig;
+use super::marking::codel::{Codel, CodelConfig};
+use super::marking::red::{Red, RedConfig};
+use super::marking::AtDequeue;
 use super::overflow::fastlane::FastLaneConfig;
 use super::overflow::Overflow;
 use crate::fabric::{Fabric, LinkEnd, SwitchTiming};
+use crate::rng::Rng;
 use crate::units::Ps;
 
 /// `switch.queue`.
@@ -62,6 +65,8 @@ pub struct SwitchConfig {
     pub spine_buffer: u64,
     /// DCTCP-style marking threshold K, when `switch.ecn = "threshold"`.
     pub ecn_threshold: Option<u64>,
+    /// `switch.ecn_threshold_by_rate`: (rate, K) pairs, sorted by rate.
+    pub ecn_by_rate: Vec<(u64, u64)>,
     /// CP's extra allowance for payload-cut packets and PACKs.
     pub cut_extra: u64,
     pub forwarding: Forwarding,
@@ -73,11 +78,22 @@ pub struct SwitchConfig {
     pub fastlane: FastLaneConfig,
     /// CoDel marking, when `switch.ecn = "codel"`.
     pub codel: Option<CodelConfig>,
+    /// RED-style marking, when `switch.ecn = "red"`.
+    pub red: Option<RedSpec>,
     /// Forwarding delay and crossbar speedup (the fabric's timing).
     pub timing: SwitchTiming,
     pub kind: SwitchKind,
     /// `switch.buffer_sharing = "dynamic"`: one pool a switch, shared by its ports.
     pub shared: Option<SharedBuffer>,
+}
+
+/// `switch.ecn = "red"`: the thresholds as given (None: the HPCC simulator's by the
+/// port's rate, [`RedConfig::hpcc_default`]) and the probability at `kmax`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RedSpec {
+    pub kmin: Option<u64>,
+    pub kmax: Option<u64>,
+    pub pmax: f64,
 }
 
 /// A switch-wide buffer shared by its egress ports with Choudhury and Hahne's dynamic
@@ -103,6 +119,50 @@ impl SwitchConfig {
         } else {
             self.buffer
         }
+    }
+
+    /// The marking threshold of the port on `end`: its rate's K, else the one K.
+    pub fn port_ecn_threshold(&self, end: &LinkEnd) -> Option<u64> {
+        let k = self.ecn_threshold?;
+        Some(
+            self.ecn_by_rate
+                .iter()
+                .find(|&&(rate, _)| rate == end.rate)
+                .map_or(k, |&(_, by_rate)| by_rate),
+        )
+    }
+
+    /// The RED thresholds of the port on `end`, when `switch.ecn = "red"`.
+    pub fn port_red(&self, end: &LinkEnd) -> Option<RedConfig> {
+        let spec = self.red?;
+        let (kmin, kmax, _) = RedConfig::hpcc_default(end.rate);
+        let kmin = spec.kmin.unwrap_or(kmin);
+        // A rate below 62.5 kbit/s would make the defaults equal; keep them apart.
+        let kmax = spec.kmax.unwrap_or(kmax).max(kmin + 1);
+        Some(RedConfig {
+            kmin,
+            kmax,
+            pmax: spec.pmax,
+        })
+    }
+
+    /// The marker that decides at dequeue for port `port` (on `end`) of a switch whose
+    /// random stream is `rng`: RED draws from a stream of the port's own.
+    pub fn port_dequeue_marker(
+        &self,
+        end: &LinkEnd,
+        port: usize,
+        rng: &Rng,
+    ) -> Option<Box<AtDequeue>> {
+        if let Some(c) = self.codel {
+            return Some(Box::new(AtDequeue::Codel(Codel::new(c))));
+        }
+        let red = self.port_red(end)?;
+        let base = rng.clone().next_u64();
+        Some(Box::new(AtDequeue::Red(Red::new(
+            red,
+            Rng::new(base, port as u64),
+        ))))
     }
 
     /// `switch.flow_control`.

@@ -7,7 +7,6 @@ use super::config::{QueueKind, SharedBuffer, SwitchConfig};
 use super::cut_through::{CutThrough, Decision};
 use super::discipline::pfabric::{Entry, PFabricQueue};
 use super::forwarding::{ecmp, Forwarding};
-use super::marking::codel::Codel;
 use super::marking::threshold::Threshold;
 use super::overflow::cut_payload::{self, Cut};
 use super::overflow::fastlane::{self, NotifQueue};
@@ -43,7 +42,8 @@ impl OqSwitch {
         let ports = fabric
             .ports(node)
             .iter()
-            .map(|end| {
+            .enumerate()
+            .map(|(i, end)| {
                 let mut p = Port::new(end, cfg.port_buffer(fabric, node, end));
                 // pFabric end hosts serve their NIC by priority too (pFabric §4.1).
                 p.install(
@@ -51,8 +51,8 @@ impl OqSwitch {
                         .then(|| Box::new(PFabricQueue::new(cfg.serve_order))),
                     (cfg.overflow == Overflow::FastLane)
                         .then(|| Box::new(NotifQueue::new(cfg.fastlane))),
-                    cfg.codel.map(|c| Box::new(Codel::new(c))),
-                    Threshold::new(cfg.ecn_threshold),
+                    cfg.port_dequeue_marker(end, i, &rng),
+                    Threshold::new(cfg.port_ecn_threshold(end)),
                 );
                 if matches!(cfg.forwarding, Forwarding::Alb(_)) {
                     p.count_classes();
@@ -280,7 +280,7 @@ impl OqSwitch {
             }
         }
         let p = &self.ports[port as usize];
-        if p.has_codel() {
+        if p.marks_at_dequeue() {
             cx.pkts.get_mut(pkt).enq = now;
         }
         if kind == PktKind::Data {
@@ -375,7 +375,18 @@ impl OqSwitch {
 
     /// Every port's report, in port order.
     pub fn reports(&self, now: u64) -> impl Iterator<Item = PortReport> + '_ {
-        self.ports.iter().map(move |p| p.report(now))
+        // A shared pool's port has no buffer of its own: report the most its dynamic
+        // threshold lets it hold alone, q = alpha (B - q), not the threshold it last had.
+        let alone = self
+            .shared
+            .map(|(b, _)| (b.alpha * b.pool as f64 / (1.0 + b.alpha)) as u64);
+        self.ports.iter().map(move |p| {
+            let mut r = p.report(now);
+            if let Some(q) = alone {
+                r.capacity = q;
+            }
+            r
+        })
     }
 }
 
@@ -454,6 +465,9 @@ mod tests {
                 );
             }
             assert_eq!(sw.shared_bytes(), Some(held.iter().sum::<u64>()));
+            // ports.parquet's capacity: the fixed point of a port alone (N = 1).
+            let alone = (alpha * pool as f64 / (1.0 + alpha)) as u64;
+            assert!(sw.reports(0).all(|r| r.capacity == alone), "alpha {alpha}");
         }
     }
 

@@ -13,8 +13,8 @@ use crate::fabric::LinkEnd;
 use crate::packet::notification::NOTIFICATION_FRAME;
 use crate::packet::{prefetch, Arena, Hot, PktKind, BLOCKED, NIL};
 use crate::switch::discipline::pfabric::{Entry, PFabricQueue};
-use crate::switch::marking::codel::Codel;
 use crate::switch::marking::threshold::Threshold;
+use crate::switch::marking::AtDequeue;
 use crate::switch::overflow::fastlane::{NotifQueue, NotifStats};
 use crate::units::Ps;
 
@@ -28,7 +28,8 @@ pub const NO_WAKE: Ps = Ps::MAX;
 /// paths never look at it).
 const HAS_PFABRIC: u8 = 1;
 const HAS_NOTIF: u8 = 2;
-const HAS_CODEL: u8 = 4;
+/// A marker that decides at dequeue (CoDel, RED).
+const HAS_DEQUEUE_MARK: u8 = 4;
 const PAUSED: u8 = 8;
 /// Not a slow path: a packet sent here reaches the peer's forwarding decision other than
 /// at the end of its serialization plus the hop's delay: it crosses the peer's crossbar
@@ -46,7 +47,7 @@ const HAS_CONTROL: u8 = 64;
 /// queue).
 const PF_QUEUED: u8 = 128;
 /// The bits that send a packet down the owner's full pipeline.
-const SLOW: u8 = HAS_PFABRIC | HAS_NOTIF | HAS_CODEL | PAUSED | HAS_CONTROL;
+const SLOW: u8 = HAS_PFABRIC | HAS_NOTIF | HAS_DEQUEUE_MARK | PAUSED | HAS_CONTROL;
 
 /// Why a port did not keep a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,8 +143,8 @@ pub struct Port {
     pfabric: Option<Box<PFabricQueue>>,
     /// FastLane's notification queue (`switch.overflow = "fastlane"`).
     notif: Option<Box<NotifQueue>>,
-    /// CoDel marking (`switch.ecn = "codel"`).
-    codel: Option<Box<Codel>>,
+    /// Marking as data leaves (`switch.ecn = "codel"` or `"red"`).
+    at_dequeue: Option<Box<AtDequeue>>,
     rate: u64,
     /// To the peer's forwarding decision: the link's delay and the peer switch's
     /// forwarding delay (`LinkEnd::latency`).
@@ -263,7 +264,7 @@ impl Port {
             sent_bytes: 0,
             pfabric: None,
             notif: None,
-            codel: None,
+            at_dequeue: None,
             rate: link.rate,
             delay: link.latency,
             link_delay: link.delay,
@@ -281,16 +282,16 @@ impl Port {
         &mut self,
         pfabric: Option<Box<PFabricQueue>>,
         notif: Option<Box<NotifQueue>>,
-        codel: Option<Box<Codel>>,
+        at_dequeue: Option<Box<AtDequeue>>,
         threshold: Threshold,
     ) {
         self.extras = (self.extras & (PEER_TIMING | CLASS_BYTES))
             | (pfabric.is_some() as u8 * HAS_PFABRIC)
             | (notif.is_some() as u8 * HAS_NOTIF)
-            | (codel.is_some() as u8 * HAS_CODEL);
+            | (at_dequeue.is_some() as u8 * HAS_DEQUEUE_MARK);
         self.pfabric = pfabric;
         self.notif = notif;
-        self.codel = codel;
+        self.at_dequeue = at_dequeue;
         self.mark_above = threshold;
     }
 
@@ -313,7 +314,7 @@ impl Port {
             self.extras & SLOW == 0,
             self.pfabric.is_none()
                 && self.notif.is_none()
-                && self.codel.is_none()
+                && self.at_dequeue.is_none()
                 && self.paused == 0
                 && self.control.as_ref().is_none_or(|c| c.queue.is_empty())
         );
@@ -427,8 +428,8 @@ impl Port {
         self.extras & HAS_NOTIF != 0
     }
     #[inline(always)]
-    pub fn has_codel(&self) -> bool {
-        self.extras & HAS_CODEL != 0
+    pub fn marks_at_dequeue(&self) -> bool {
+        self.extras & HAS_DEQUEUE_MARK != 0
     }
 
     /// The threshold marker's K (DCTCP), when one is on.
@@ -666,6 +667,24 @@ impl Port {
         cx.counters.ecn_marks += 1;
     }
 
+    /// Counts a mark and sets CE on `pkt` when it is ECN-capable (switches that do not
+    /// quench).
+    #[inline]
+    pub fn mark_ecn(&mut self, cx: &mut Ctx, pkt: u32) {
+        self.count_mark(cx);
+        if cx.pkts.get(pkt).ect {
+            cx.pkts.get_mut(pkt).ce = true;
+        }
+    }
+
+    /// What this port just started on its link: marked now if its dequeue marker chose it.
+    #[inline(always)]
+    pub fn mark_sent(&mut self, cx: &mut Ctx, sent: Option<Sent>) {
+        if let Some(s) = sent.filter(|s| s.mark) {
+            self.mark_ecn(cx, s.pkt);
+        }
+    }
+
     /// Counts a packet cut to its header here (CP).
     #[inline]
     pub fn count_cut(&mut self) {
@@ -839,13 +858,14 @@ impl Port {
             let ser = self.serialization(NOTIFICATION_FRAME as u64);
             self.notif.as_mut().unwrap().pop(now, ser).unwrap()
         } else if let Some(pkt) = self.dequeue(now, &mut cx.pkts) {
-            if self.has_codel() {
+            if self.marks_at_dequeue() {
                 let cold = cx.pkts.get(pkt);
                 if cold.kind == PktKind::Data {
-                    // RFC 8289 `dodequeue` (and Linux) test what stays behind.
+                    // RFC 8289 `dodequeue` (and Linux), and the HPCC simulator's RED,
+                    // test what stays behind.
                     let backlog = self.bytes;
-                    let c = self.codel.as_mut().expect("a CoDel port");
-                    mark = c.on_dequeue(now, now - cold.enq, backlog);
+                    let m = self.at_dequeue.as_mut().expect("a marking port");
+                    mark = m.on_dequeue(now, now.saturating_sub(cold.enq), backlog);
                 }
             }
             pkt
