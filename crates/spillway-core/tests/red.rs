@@ -8,6 +8,7 @@ mod common;
 use common::{refused, run};
 use spillway_core::config::Scenario;
 use spillway_core::engine::run::Run;
+use spillway_core::switch::config::RedSpec;
 
 /// Three DCTCP senders into host 0 (one in its rack, two across the spine).
 const INCAST: &str = r#"
@@ -107,6 +108,18 @@ fn red_is_the_same_run_after_run_and_cut_or_whole() {
     // A different seed draws differently (the marks are random, not a threshold).
     let (_, d, md) = finish(&["run.seed=2"]);
     assert!(d != a || md != ma);
+}
+
+#[test]
+fn red_defaults_are_the_hpcc_simulators() {
+    // Thresholds by each port's rate (tested in switch::marking::red), pmax 0.2.
+    let sc = Scenario::parse("[switch]\necn = \"red\"\n", &[], None).unwrap();
+    let spec = RedSpec {
+        kmin: None,
+        kmax: None,
+        pmax: 0.2,
+    };
+    assert_eq!(sc.switch.red, Some(spec));
 }
 
 #[test]

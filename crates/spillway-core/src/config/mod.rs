@@ -131,7 +131,7 @@ impl Scenario {
             .tcp()
             .filter(|t| matches!(t.cc, CcKind::Dctcp { .. }))
         {
-            if switch.codel.is_none() && switch.ecn_threshold.is_none() && switch.red.is_none() {
+            if !switch.marks_ecn() {
                 return Err(r.err(
                     "transport.kind",
                     "dctcp follows ECN marks: set switch.ecn = \"threshold\" (DCTCP's K), \"red\" or \"codel\"",
@@ -141,9 +141,7 @@ impl Scenario {
                 return Err(r.err("transport.ecn", "dctcp is ECN-capable by definition"));
             }
         }
-        if !ecn_capable
-            && (switch.codel.is_some() || switch.ecn_threshold.is_some() || switch.red.is_some())
-        {
+        if !ecn_capable && switch.marks_ecn() {
             // Non-ECT packets are never marked, and a quench is answered like an echo.
             return Err(r.err(
                 "transport.ecn",

@@ -1,7 +1,7 @@
 //! `[switch]`: buffers, queue discipline, ECN marking, overflow action, forwarding.
 
 use super::error::ScenarioError;
-use super::reader::Reader;
+use super::reader::{nonneg, Reader};
 use crate::fabric::routes::RouteSpec;
 use crate::fabric::topology::Shape;
 use crate::fabric::SwitchTiming;
@@ -225,7 +225,7 @@ fn read_ecn_by_rate(r: &mut Reader, marking: bool) -> Result<Vec<(u64, u64)>, Sc
         let bps = units::parse_rate(rate).map_err(|m| ScenarioError::new(&key, rate, m))?;
         let bytes = match k {
             Value::String(s) => units::parse_size(s),
-            Value::Integer(i) if *i >= 0 => Ok(*i as u64),
+            Value::Integer(i) => nonneg(*i),
             _ => Err("expected a size (\"120KB\")".into()),
         }
         .map_err(|m| ScenarioError::new(&key, k, m))?;

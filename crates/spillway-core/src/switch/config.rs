@@ -121,6 +121,11 @@ impl SwitchConfig {
         }
     }
 
+    /// Does any marker set CE (or, with Source Quench, quench)?
+    pub fn marks_ecn(&self) -> bool {
+        self.codel.is_some() || self.ecn_threshold.is_some() || self.red.is_some()
+    }
+
     /// The marking threshold of the port on `end`: its rate's K, else the one K.
     pub fn port_ecn_threshold(&self, end: &LinkEnd) -> Option<u64> {
         let k = self.ecn_threshold?;
@@ -135,7 +140,7 @@ impl SwitchConfig {
     /// The RED thresholds of the port on `end`, when `switch.ecn = "red"`.
     pub fn port_red(&self, end: &LinkEnd) -> Option<RedConfig> {
         let spec = self.red?;
-        let (kmin, kmax, _) = RedConfig::hpcc_default(end.rate);
+        let (kmin, kmax) = RedConfig::hpcc_default(end.rate);
         let kmin = spec.kmin.unwrap_or(kmin);
         // A rate below 62.5 kbit/s would make the defaults equal; keep them apart.
         let kmax = spec.kmax.unwrap_or(kmax).max(kmin + 1);

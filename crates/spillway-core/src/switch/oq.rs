@@ -325,11 +325,11 @@ impl OqSwitch {
 
     /// The ECN marker chose `pkt`: set CE, or with Source Quench tell its source.
     fn mark(&mut self, cx: &mut Ctx, node: u32, port: u32, pkt: u32) {
-        self.ports[port as usize].count_mark(cx);
         if self.overflow == Overflow::SourceQuench {
+            self.ports[port as usize].count_mark(cx);
             self.send_quench(cx, node, pkt);
-        } else if cx.pkts.get(pkt).ect {
-            cx.pkts.get_mut(pkt).ce = true;
+        } else {
+            self.ports[port as usize].mark_ecn(cx, pkt);
         }
     }
 

@@ -19,8 +19,9 @@ impl RedConfig {
     /// The HPCC simulator's defaults for a port of `rate` bit/s, as its run.py writes
     /// KMIN_MAP / KMAX_MAP / PMAX_MAP for DCQCN: 100 KB and 400 KB per 25 Gbit/s
     /// (KB = 1000 B, `ConfigEcn` multiplies by 1000), pmax 0.2.
-    pub fn hpcc_default(rate: u64) -> (u64, u64, f64) {
-        (rate / 250_000, rate / 62_500, 0.2)
+    /// (`switch.ecn_pmax`'s default is that simulator's 0.2.)
+    pub fn hpcc_default(rate: u64) -> (u64, u64) {
+        (rate / 250_000, rate / 62_500)
     }
 
     /// The marking probability of a departure that leaves `backlog` bytes behind.
@@ -118,11 +119,8 @@ mod tests {
         // run.py: kmin 100 and kmax 400 (x 1000 B) per 25 Gbit/s; 400/1600 at 100 G.
         assert_eq!(
             RedConfig::hpcc_default(100_000_000_000),
-            (400_000, 1_600_000, 0.2)
+            (400_000, 1_600_000)
         );
-        assert_eq!(
-            RedConfig::hpcc_default(10_000_000_000),
-            (40_000, 160_000, 0.2)
-        );
+        assert_eq!(RedConfig::hpcc_default(10_000_000_000), (40_000, 160_000));
     }
 }
