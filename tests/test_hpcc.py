@@ -118,14 +118,19 @@ def test_import_hpcc_maps_what_it_can_and_names_the_rest(tmp_path: Path) -> None
     assert main(["import", "hpcc", str(mix / "config.txt"), "--out", str(scenario)]) == 0
     text = scenario.read_text()
     for line in ['kind = "graph"', 'file = "../mix/topology.txt"', 'format = "hpcc"',
-                 'kind = "dctcp"', 'ecn = "threshold"', 'ecn_threshold = "30000B"',
+                 'kind = "roce"', 'cc = "dctcp"', 'kind = "cioq"', 'flow_control = "pfc"',
+                 'ecn = "threshold"', 'ecn_threshold = "30000B"',
                  "mss = 1000", "dctcp_g = 0.0625", 'duration = "2010000000ns"',
                  'fct_txt = "hpcc"', "ack_class = 0"]:
         assert line in text, line
     assert ('ecn_threshold_by_rate = { "10000000000bps" = "30000B", '
             '"40000000000bps" = "120000B" }') in text
-    for name in ("BUFFER_SIZE", "HAS_WIN", "ENABLE_QCN", "PMAX_MAP"):
+    for name in ("HAS_WIN", "USE_DYNAMIC_PFC_THRESHOLD"):
         assert f"#   {name} " in text, name
+    # 3 MB over the 6 ports of a rack switch (4 hosts, 2 spines).
+    assert f'buffer = "{3 * 2**20 // 6}B"' in text
+    for name in ("ENABLE_QCN", "PMAX_MAP", "CC_MODE", "EWMA_GAIN", "BUFFER_SIZE"):
+        assert f"#   {name} " not in text, name
     res = spillway.run(scenario, tmp_path / "out", progress=False)
     assert res.summary["flows_finished"] == 20
     assert len((tmp_path / "out" / "fct.txt").read_text().splitlines()) == 20
@@ -137,3 +142,76 @@ def test_import_hpcc_refuses_a_file_it_cannot_find(tmp_path: Path) -> None:
         from spillway.hpcc import import_config
         import_config(tmp_path / "config.txt", tmp_path / "s.toml")
     assert "nowhere/topology.txt" in str(e.value)
+
+
+DCQCN_HPCC = """TOPOLOGY_FILE mix/topology.txt
+FLOW_FILE mix/flow.txt
+SIMULATOR_STOP_TIME 2.01
+CC_MODE {mode}
+ALPHA_RESUME_INTERVAL 1
+RATE_DECREASE_INTERVAL 4
+RP_TIMER 300
+FAST_RECOVERY_TIMES 1
+CLAMP_TARGET_RATE 0
+EWMA_GAIN 0.00390625
+RATE_AI 20Mb/s
+RATE_HAI 200Mb/s
+MIN_RATE 1000Mb/s
+U_TARGET 0.95
+MI_THRESH 0
+FAST_REACT 1
+MULTI_RATE 0
+SAMPLE_FEEDBACK 0
+HAS_WIN {win}
+VAR_WIN {win}
+GLOBAL_T 1
+L2_ACK_INTERVAL 1
+L2_BACK_TO_ZERO 0
+KMAX_MAP 2 10000000000 160 40000000000 640
+KMIN_MAP 2 10000000000 40 40000000000 160
+PMAX_MAP 2 10000000000 0.2 40000000000 0.2
+BUFFER_SIZE 3
+"""
+
+
+@pytest.mark.parametrize("mode,cc,win", [(1, "dcqcn", 0), (3, "hpcc", 1)])
+def test_import_hpcc_maps_dcqcn_and_hpcc_to_roce(tmp_path: Path, mode: int, cc: str,
+                                                 win: int) -> None:
+    from spillway.cli import main
+
+    mix = tmp_path / "mix"
+    mix.mkdir()
+    _two_tier(mix)
+    _flows(mix, 20, with_id=False)
+    (mix / "config.txt").write_text(DCQCN_HPCC.format(mode=mode, win=win))
+    scenario = tmp_path / "imported.toml"
+    assert main(["import", "hpcc", str(mix / "config.txt"), "--out", str(scenario)]) == 0
+    text = scenario.read_text()
+    common = ['kind = "roce"', f'cc = "{cc}"', 'flow_control = "pfc"', 'roce_min_rate = "1000Mbps"',
+              f"roce_window = {'true' if win else 'false'}"]
+    own = {1: ['ecn = "red"', 'dcqcn_alpha_interval = "1us"', 'dcqcn_decrease_interval = "4us"',
+               'dcqcn_increase_interval = "300us"', "dcqcn_fast_recovery = 1",
+               "dcqcn_clamp_target = false", "dcqcn_g = 0.00390625",
+               'dcqcn_rate_ai = "20Mbps"', 'dcqcn_rate_hai = "200Mbps"', "ecn_pmax = 0.2"],
+           3: ['ecn = "off"', "hpcc_eta = 0.95", "hpcc_max_stage = 0", "hpcc_fast_react = true",
+               'hpcc_rate_ai = "20Mbps"']}[mode]
+    for line in common + own:
+        assert line in text, line
+    # The simulator's own 100/400 KB per 25 Gbit/s: the RED keys' defaults, not pinned.
+    assert "ecn_kmin" not in text and "ecn_kmax" not in text
+    # What the other control reads is named, not silently dropped.
+    other = {1: "U_TARGET", 3: "RP_TIMER"}[mode]
+    assert f"#   {other} " in text
+    res = spillway.run(scenario, tmp_path / "out", progress=False)
+    assert res.summary["flows_finished"] == 20
+
+
+def test_import_hpcc_refuses_a_mode_it_has_no_counterpart_for(tmp_path: Path) -> None:
+    mix = tmp_path / "mix"
+    mix.mkdir()
+    _two_tier(mix)
+    (mix / "config.txt").write_text("CC_MODE 7\n")
+    from spillway.hpcc import import_config
+    with pytest.raises(spillway.ScenarioError) as e:
+        import_config(mix / "config.txt", tmp_path / "s.toml")
+    assert e.value.key == "CC_MODE" and "TIMELY" in str(e.value)

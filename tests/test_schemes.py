@@ -25,7 +25,8 @@ senders = 4
 EXPECTED = [
     "TCP", "CUBIC", "DCTCP", "pFabric", "TCP+SQ", "FL-FH", "FL-PS", "pFabric+FL", "CP",
     "DCTCP+CP", "baseline", "priority", "fc", "priority_pfc", "detail", "priority_pfc-1class",
-    "detail-1class", "Turbo-T1", "Turbo-T2", "Turbo-T3", "Turbo-T4", "Fastpass",
+    "detail-1class", "Turbo-T1", "Turbo-T2", "Turbo-T3", "Turbo-T4", "DCQCN", "HPCC",
+    "DCTCP-RoCE", "Fastpass",
 ]
 # What a scheme needs of the setup beyond the fabric: Fastpass an arbiter host.
 SETUP = {"Fastpass": {"fastpass.arbiter": 15}}
@@ -64,6 +65,9 @@ def test_every_scheme_runs_on_one_fabric_as_it_says():
                      "priority_pfc-1class", "detail-1class")},
         **{f"Turbo-T{i}": ("turbo", "pfabric", "drop", "off") for i in range(1, 5)},
         "Fastpass": ("cubic", "droptail", "drop", "codel"),
+        "DCQCN": ("roce", "droptail", "drop", "red"),
+        "HPCC": ("roce", "droptail", "drop", "off"),
+        "DCTCP-RoCE": ("roce", "droptail", "drop", "threshold"),
     }
     assert set(want) == set(SCHEMES)
     for name, (kind, queue, overflow, ecn) in want.items():
@@ -85,6 +89,11 @@ def test_every_scheme_runs_on_one_fabric_as_it_says():
         s = _resolved(scheme(name).overrides())["switch"]
         assert s["kind"] == "cioq", name
         assert (s["flow_control"], s["forwarding"], s["priorities"]) == want_switch, name
+    # RoCE's rows: RDMA hosts on the lossless fabric, each with its congestion control.
+    for name, cc in (("DCQCN", "dcqcn"), ("HPCC", "hpcc"), ("DCTCP-RoCE", "dctcp")):
+        r = _resolved(scheme(name).overrides())
+        assert (r["transport"]["cc"], r["switch"]["kind"], r["switch"]["flow_control"]) == (
+            cc, "cioq", "pfc"), name
     for i in range(1, 5):
         r = _resolved(scheme(f"Turbo-T{i}").overrides())["transport"]
         assert r["turbo_variant"] == f"t{i}"

@@ -45,7 +45,7 @@ def test_every_scheme_is_in_every_table_or_says_why(tiny):
         assert list(g.scheme) == list(SCHEMES), w
     refused = cells[cells.status != "ok"]
     assert set(refused.scheme) == {"detail", "priority_pfc", "detail-1class",
-                                   "priority_pfc-1class"}
+                                   "priority_pfc-1class", "DCQCN", "HPCC", "DCTCP-RoCE"}
     assert refused.status.str.startswith("refused at validation").all()
     assert refused.status.str.contains("64").all()  # the reason, from the validator
     ok = cells[cells.status == "ok"]
@@ -63,7 +63,7 @@ def test_every_scheme_is_in_every_table_or_says_why(tiny):
 def test_verdicts_are_computed_and_printed_with_numbers(tiny):
     out, path = tiny
     v = pd.read_parquet(out / "verdicts.parquet")
-    assert v.kind.tolist() == ["sanity"] * 8 + ["headline"] * 5
+    assert v.kind.tolist() == ["sanity"] * 9 + ["headline"] * 6
     assert v.detail.str.len().min() > 20
     assert set(v.verdict) <= {"PASS", "FAIL", "INCONCLUSIVE"}
     assert (v.holds == (v.verdict == "PASS")).all()

@@ -369,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--out", required=True)
     c.add_argument("--quick", action="store_true", help="fewer loads, flows and fan-ins")
     c.add_argument("--schemes", action="append", metavar="A,B",
-                   help="registry schemes to compare (default: the showdown's 16)")
+                   help="registry schemes to compare (default: the showdown's 19)")
     c.add_argument("--workloads", action="append", metavar="W,..",
                    help="websearch, datamining, incast, partition-aggregate (default: all)")
     c.add_argument("--fabrics", action="append", metavar="F,..",

@@ -180,6 +180,30 @@ _ALL += [
     for v, what in _TURBO_VARIANTS.items()
 ]
 
+# RoCE hosts on DeTail's lossless fabric (CIOQ switches, PFC): what datacenters deployed
+# after the five papers, with its congestion controls (issue 40; the HPCC simulator's
+# CC_MODE 1, 3 and 8, docs/mechanisms.md § RoCE).
+_ROCE = {"transport.kind": "roce", "switch.kind": "cioq", "switch.flow_control": "pfc",
+         "switch.forwarding": "ecmp", "switch.priorities": False}
+_ROCE_NEEDS = ("a lossless fabric (CIOQ switches with PFC, set here) and a timeout longer than "
+               "any pause (`transport.rto_min`: RoCE's go-back-N timer)")
+_ALL += [
+    Scheme("DCQCN", _ROCE | {"transport.cc": "dcqcn", "switch.ecn": "red"},
+           "RoCE with DCQCN (DCQCN §3) as the HPCC simulator's CC_MODE 1 runs it: switches "
+           "mark RED-style between Kmin and Kmax (100/400 KB per 25 Gbit/s, Pmax 0.2), "
+           "receivers flag CNPs (at most one per flow per 50 µs), senders cut by α/2 and "
+           "recover on timers", _ROCE_NEEDS + "; RED marking (`switch.ecn = \"red\"`, set "
+           "here)"),
+    Scheme("HPCC", _ROCE | {"transport.cc": "hpcc", "switch.ecn": "off"},
+           "RoCE with HPCC (HPCC §3, Algorithm 1; CC_MODE 3): every switch port stamps in-band "
+           "telemetry, senders set rate and window from the most utilized hop toward "
+           "η = 95%", _ROCE_NEEDS),
+    Scheme("DCTCP-RoCE", _ROCE | {"transport.cc": "dctcp", "switch.ecn": "threshold"},
+           "DCTCP's reaction on RoCE hosts (the HPCC simulator's CC_MODE 8, HPCC §5's "
+           "DCTCP): a rate and window cut by α/2 once per window of ECN echoes, marks above K",
+           _ROCE_NEEDS + "; ECN marking above K (`switch.ecn = \"threshold\"`, set here)"),
+]
+
 # Fastpass (§2-§6): every packet waits in its host's endpoint queue for the timeslot and
 # path a central arbiter grants; Linux TCP (CUBIC in 2014) unmodified above it (§6.1).
 _ALL.append(Scheme(

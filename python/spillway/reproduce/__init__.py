@@ -36,6 +36,7 @@ REPRODUCTIONS = {
     "detail": "spillway.reproduce.detail",
     "turbo": "spillway.reproduce.turbo",
     "fastpass": "spillway.reproduce.fastpass",
+    "hpcc": "spillway.reproduce.hpcc",
     "showdown": "spillway.reproduce.showdown",
 }
 

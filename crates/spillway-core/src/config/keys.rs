@@ -308,7 +308,7 @@ pub const KEYS: &[KeyDef] = &[
          "Generic receive offload (Linux's default since 2.6.29), with `rx_coalesce`: within one interrupt's batch, a data segment that continues the previous one of its flow in sequence joins it (up to 64 KB), and the transport acknowledges the merged segment once, so an in-order stream gets one ACK per batch and an out-of-order one about one per contiguous run. Segments marked CE, retransmissions, duplicates and payload-cut segments are never merged. `false`: one ACK per segment."),
     key!("host.proc_time", Ty::Time, "0us", &[],
         "Processing time per received packet; `0us` turns the server model off. FastLane uses 5us with 16 in parallel."),
-    key!("transport.kind", Ty::Choice(&["tcp", "cubic", "dctcp", "pfabric", "turbo"]), "tcp", &[],
+    key!("transport.kind", Ty::Choice(&["tcp", "cubic", "dctcp", "pfabric", "turbo", "roce"]), "tcp", &[],
         "Transport: `tcp` = NewReno with SACK (RFC 6582, 2018, 6675); `cubic` = the same TCP with CUBIC's \
          window (RFC 8312 with Linux 2.6.38's constants: cut to 0.7, C = 0.4, fast convergence, TCP \
          friendliness; no HyStart), Linux's default congestion control and the CP testbed's; `dctcp` = TCP whose window follows the \
@@ -317,8 +317,60 @@ pub const KEYS: &[KeyDef] = &[
          `turbo` = Turbo (Turbo §4): no rate control, every flow sends whenever its NIC takes a packet, priority = \
          bytes neither acknowledged nor SACKed, loss found by timeouts alone (`rto_min`, fixed), ACKs of 40 B at the \
          top priority; needs `switch.queue = \"pfabric\"`. A host's NIC holds one packet per flow and serves the \
-         best (the paper lets each flow send at line rate on its own)."),
-    key!("transport.dctcp_g", Ty::Float, "0.0625", &["dctcp"],
+         best (the paper lets each flow send at line rate on its own). \
+         `roce` = RoCE hosts (RDMA over Converged Ethernet, as the HPCC simulator models them): each flow starts \
+         at line rate, the NIC's rate limiter spaces its packets at the rate `transport.cc` sets, an ACK per \
+         packet, a NIC-level NACK on a gap and go-back-N from it (or after `rto_min` with nothing acknowledged); \
+         run it on the lossless fabric (`switch.kind = \"cioq\"`, `switch.flow_control = \"pfc\"`)."),
+    key!("transport.cc", Ty::Choice(&["none", "dcqcn", "hpcc", "dctcp"]), "dcqcn", &["roce"],
+        "RoCE's congestion control: `none` = line rate, PFC alone holds the fabric (DCQCN §2's baseline); \
+         `dcqcn` = DCQCN (SIGCOMM'15) as the HPCC simulator's CC_MODE 1 runs it, reacting to CNPs the receiver \
+         flags for ECN-marked packets (needs `switch.ecn`, e.g. `red`); `hpcc` = HPCC (SIGCOMM'19, CC_MODE 3): \
+         every switch port stamps telemetry (42 B more on each data packet and ACK) and the sender's rate and \
+         window follow the most utilized hop, toward `hpcc_eta`; `dctcp` = DCTCP's reaction as a rate and \
+         window (CC_MODE 8; needs `switch.ecn`)."),
+    key!("transport.dcqcn_g", Ty::Float, "0.00390625", &["roce"],
+        "DCQCN's gain g in α ← (1 − g)·α + g (DCQCN §3.2 and the HPCC simulator: 1/256)."),
+    key!("transport.dcqcn_alpha_interval", Ty::Time, "1us", &["roce"],
+        "DCQCN: α's update period (the HPCC simulator's ALPHA_RESUME_INTERVAL, run.py: 1 us; the paper's K = 55 us)."),
+    key!("transport.dcqcn_decrease_interval", Ty::Time, "4us", &["roce"],
+        "DCQCN: a pending CNP cuts the rate at most once per this (RATE_DECREASE_INTERVAL, run.py: 4 us)."),
+    key!("transport.dcqcn_increase_interval", Ty::Time, "300us", &["roce"],
+        "DCQCN: the rate-increase timer (RP_TIMER, run.py: 300 us; the paper's 55 us)."),
+    key!("transport.dcqcn_fast_recovery", Ty::Int, "1", &["roce"],
+        "DCQCN: increase events of fast recovery before additive increase (FAST_RECOVERY_TIMES, run.py: 1; the paper's F = 5)."),
+    key!("transport.dcqcn_rate_ai", Ty::Rate, "", &["roce"],
+        "DCQCN's additive step of the target rate. Default: 5 Mbit/s per 25 Gbit/s of the hosts' rate \
+         (run.py: 20 Mbit/s at 100 Gbit/s)."),
+    key!("transport.dcqcn_rate_hai", Ty::Rate, "", &["roce"],
+        "DCQCN's hyper-increase step. Default: 50 Mbit/s per 25 Gbit/s of the hosts' rate (run.py: 200 Mbit/s at 100 Gbit/s)."),
+    key!("transport.dcqcn_clamp_target", Ty::Bool, "false", &["roce"],
+        "DCQCN: a cut sets the target rate to the current rate even right after another cut (CLAMP_TARGET_RATE, run.py: 0)."),
+    key!("transport.dcqcn_cnp_interval", Ty::Time, "50us", &["roce"],
+        "DCQCN's notification point: the receiver flags at most one CNP per flow per this, if a packet since the \
+         last was marked (DCQCN §3.1: N = 50 us); `0`: every ACK of a marked packet carries one, as the HPCC simulator does."),
+    key!("transport.hpcc_eta", Ty::Float, "0.95", &["roce"], "HPCC's target utilization η (HPCC §3.3: 95%)."),
+    key!("transport.hpcc_max_stage", Ty::Int, "5", &["roce"],
+        "HPCC's maxStage: additive-increase rounds while the utilization stays below η before a multiplicative \
+         step (HPCC §3.3: 5; the HPCC simulator's runs use MI_THRESH = 0)."),
+    key!("transport.hpcc_rate_ai", Ty::Rate, "50Mbps", &["roce"],
+        "HPCC's additive step W_AI, as a rate (W_AI / T; the HPCC simulator's README and results: 50 Mbit/s)."),
+    key!("transport.hpcc_fast_react", Ty::Bool, "true", &["roce"],
+        "HPCC reacts to every ACK from the rate committed once per round trip (the simulator's FAST_REACT); \
+         `false`: only once per round trip."),
+    key!("transport.dctcp_rate_ai", Ty::Rate, "615Mbps", &["roce"],
+        "RoCE DCTCP's additive step per round trip without a cut (the HPCC simulator's DCTCP_RATE_AI: 1 KB per 13 us)."),
+    key!("transport.roce_min_rate", Ty::Rate, "100Mbps", &["roce"],
+        "No RoCE congestion control cuts a flow below this (the HPCC simulator's MIN_RATE, config.txt: 100 Mbit/s)."),
+    key!("transport.roce_window", Ty::Bool, "", &["roce"],
+        "Bound the bytes in flight by W = R·T besides the rate (the HPCC simulator's HAS_WIN with VAR_WIN). \
+         Default: `true` with `hpcc` and `dctcp`, `false` with `dcqcn` and `none`."),
+    key!("transport.base_rtt", Ty::Time, "", &["roce"],
+        "T: the base round trip HPCC averages over and W = R·T is computed from. Default: the fabric's longest \
+         host-to-host round trip, a full data packet out and an ACK back (the simulator's GLOBAL_T)."),
+    key!("transport.nack_interval", Ty::Time, "500us", &["roce"],
+        "A RoCE receiver NACKs the same missing byte again only after this long (the HPCC simulator's 500 us)."),
+    key!("transport.dctcp_g", Ty::Float, "0.0625", &["dctcp", "roce"],
         "DCTCP's gain g for the marked-fraction estimate α ← (1 − g)·α + g·F (DCTCP, CP §6: 1/16)."),
     key!("transport.cp", Ty::Bool, "true", &["tcp", "cubic", "dctcp", "pfabric"],
         "CP-capable (CP §4.1): data is sent CP-enabled, so a `cut_payload` switch cuts it instead of dropping it, \
@@ -350,7 +402,7 @@ pub const KEYS: &[KeyDef] = &[
          SACKed data could otherwise make a cut raise the window). `cwnd`: the congestion window (Linux's \
          tcp_reno_ssthresh). They differ when the sender is not window-limited (held back by the receive \
          window or the application)."),
-    key!("transport.rto_min", Ty::Time, "1ms", &[], "Lower bound of the retransmission timeout (RFC 6298); pFabric's and Turbo's fixed timeout. \
+    key!("transport.rto_min", Ty::Time, "1ms", &[], "Lower bound of the retransmission timeout (RFC 6298); pFabric's and Turbo's fixed timeout; RoCE's go-back-N timeout (doubling while nothing is acknowledged; above the fabric's base round trip). \
          With `host.qdisc = \"fastpass\"` (tcp, cubic, dctcp), 200ms: Linux's, which Fastpass runs unmodified (§6.1); packets wait for \
          their timeslots in the endpoint queues, and a 1 ms minimum would resend them as lost."),
     key!("transport.rto_init", Ty::Time, "", &["tcp", "cubic", "dctcp", "pfabric"], "Timeout before the first RTT sample; defaults to `rto_min`."),
@@ -631,6 +683,9 @@ pub(super) const KIND_DEFAULTS: &[(&str, &str, &str)] = &[
     ("pfabric", "transport.dupack_threshold", "off"),
     // Turbo §5.2: a 9.5 us timeout on pFabric's topology.
     ("turbo", "transport.rto_min", "9500ns"),
+    // RoCE: the HPCC simulator's 1000 B payloads; IP 20 + UDP 8 + BTH 12 + ICRC 4.
+    ("roce", "transport.mss", "1000"),
+    ("roce", "transport.header_bytes", "44"),
 ];
 
 pub(super) fn keydef(path: &str) -> &'static KeyDef {

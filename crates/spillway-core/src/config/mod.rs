@@ -36,8 +36,10 @@ use crate::switch::{SwitchConfig, SwitchKind};
 use crate::workload::size_classes::SizeClasses;
 use crate::workload::spec::{BackgroundSpec, WorkloadSpec};
 
+use crate::packet::int::MAX_HOPS;
 use crate::packet::wire::wire_bytes;
 use crate::transport::cc::kinds::CcKind;
+use crate::transport::roce::{RoceCc, RoceConfig};
 use crate::transport::TransportConfig;
 use crate::units;
 use host::read_host;
@@ -120,13 +122,18 @@ impl Scenario {
         if let TransportConfig::Turbo(_) = &transport {
             check_turbo(&r, &switch)?;
         }
+        if let TransportConfig::Roce(c) = &transport {
+            check_roce(&r, &topology, &switch, &host, c)?;
+            switch.telemetry = matches!(c.cc, RoceCc::Hpcc(_));
+        }
         read_cut_through(
             &mut r,
             &mut switch,
             transport.header_bytes(),
             topology.framing_bytes,
         )?;
-        let ecn_capable = transport.tcp().is_some_and(|t| t.ecn);
+        let ecn_capable = transport.tcp().is_some_and(|t| t.ecn)
+            || transport.roce().is_some_and(|c| c.ecn_capable());
         if let Some(tcp) = transport
             .tcp()
             .filter(|t| matches!(t.cc, CcKind::Dctcp { .. }))
@@ -254,6 +261,74 @@ fn check_turbo(r: &Reader, switch: &SwitchConfig) -> Result<(), ScenarioError> {
         ));
     }
     Ok(())
+}
+
+/// RoCE runs over FIFO queues that drop or pause; its congestion controls need what they
+/// react to, and nothing the switches signal otherwise reaches a RoCE sender.
+fn check_roce(
+    r: &Reader,
+    topology: &TopologySpec,
+    switch: &SwitchConfig,
+    host: &HostConfig,
+    c: &RoceConfig,
+) -> Result<(), ScenarioError> {
+    let switches = transport::fabric_hops(topology) + 1;
+    if matches!(c.cc, RoceCc::Hpcc(_)) && switches > MAX_HOPS as u64 {
+        return Err(r.err(
+            "transport.cc",
+            format!(
+                "HPCC's telemetry header holds {MAX_HOPS} hops, and the longest path here crosses \
+                 {switches} switches (the simulator ignores such ACKs: the flow would run \
+                 uncontrolled)"
+            ),
+        ));
+    }
+    if switch.queue != QueueKind::DropTail {
+        return Err(r.err(
+            "switch.queue",
+            "RoCE packets carry no priority for a pFabric queue: set switch.queue = \"droptail\"",
+        ));
+    }
+    if switch.overflow != Overflow::Drop {
+        return Err(r.err(
+            "switch.overflow",
+            "a RoCE sender hears of loss by NACKs and timeouts alone: set switch.overflow = \"drop\"",
+        ));
+    }
+    if host.gro {
+        return Err(r.err(
+            "host.gro",
+            "a RoCE NIC acknowledges every packet itself: set host.gro = false",
+        ));
+    }
+    if host.nic_drop_local {
+        return Err(r.err(
+            "host.nic_drop",
+            "a RoCE NIC holds each queue pair's packet until it sends it: set host.nic_drop = \"loss\"",
+        ));
+    }
+    if !matches!(switch.forwarding, Forwarding::Ecmp) {
+        // A RoCE receiver drops what arrives out of order; HPCC's records would come
+        // from other ports each ACK.
+        return Err(r.err(
+            "switch.forwarding",
+            "RoCE needs each flow on one path (its receiver NACKs any reordering): set switch.forwarding = \"ecmp\"",
+        ));
+    }
+    if host::wants_fastpass(r) {
+        return Err(r.err("transport.kind", "Fastpass's endpoints run TCP, not RoCE"));
+    }
+    match c.cc {
+        RoceCc::Dcqcn(_) | RoceCc::Dctcp(_) if !switch.marks_ecn() => Err(r.err(
+            "transport.cc",
+            "dcqcn and dctcp react to ECN marks: set switch.ecn = \"red\" (DCQCN's marking) or \"threshold\"",
+        )),
+        RoceCc::Hpcc(_) if switch.marks_ecn() => Err(r.err(
+            "switch.ecn",
+            "hpcc reads the switches' telemetry, not ECN marks: set switch.ecn = \"off\"",
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn check_buffers(

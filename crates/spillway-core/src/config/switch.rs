@@ -199,6 +199,7 @@ pub(super) fn read_switch(r: &mut Reader) -> Result<SwitchConfig, ScenarioError>
         red,
         timing,
         kind,
+        telemetry: false,
     })
 }
 

@@ -7,7 +7,7 @@ use super::mailbox::{Note, Outbox, Parcel};
 use super::queue::EventQueue;
 use crate::fabric::Fabric;
 use crate::output::counters::Counters;
-use crate::packet::{Arena, PktKind, BLOCKED};
+use crate::packet::{Arena, PktKind, BLOCKED, CARRIES_INT};
 use crate::switch::forwarding::Forwarder;
 use crate::units::Ps;
 use std::sync::Arc;
@@ -140,11 +140,17 @@ impl Ctx {
             // Renumbered where it lands; copied from its slot straight into the post (not
             // through a temporary).
             let i = std::mem::replace(pkt, u32::MAX);
-            out.to[lp as usize].parcels.push(Parcel {
+            let post = &mut out.to[lp as usize];
+            let p = self.pkts.get(i);
+            if p.journey & CARRIES_INT != 0 {
+                post.ints
+                    .push((post.parcels.len() as u32, *self.pkts.int(i)));
+            }
+            post.parcels.push(Parcel {
                 time,
                 ev,
                 hot: *self.pkts.hot(i),
-                pkt: self.pkts.get(i).clone(),
+                pkt: p.clone(),
             });
             self.pkts.free(i);
         }

@@ -8,6 +8,7 @@
 
 use super::event::Ev;
 use crate::fabric::partition::Partition;
+use crate::packet::int::IntStack;
 use crate::packet::{Hot, Packet};
 use crate::units::Ps;
 use std::sync::Arc;
@@ -47,6 +48,9 @@ pub struct Done {
 #[derive(Default)]
 pub struct Post {
     pub parcels: Vec<Parcel>,
+    /// HPCC's telemetry of the parcels that carry it (`packet/int.rs`): (parcel index,
+    /// its records), in parcel order.
+    pub ints: Vec<(u32, IntStack)>,
     pub notes: Vec<Note>,
     pub dones: Vec<Done>,
 }

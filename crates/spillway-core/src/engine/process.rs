@@ -81,8 +81,13 @@ impl Sim {
     /// Takes in another process's post: its packets into this arena and queue (their
     /// flow slots this process's), its notes to the hosts. Leaves `post` empty.
     pub(crate) fn import(&mut self, post: &mut Post) {
-        for parcel in &post.parcels {
+        let mut ints = post.ints.iter().peekable();
+        for (k, parcel) in post.parcels.iter().enumerate() {
             let i = self.cx.pkts.put(&parcel.hot, &parcel.pkt);
+            if let Some(&&(_, s)) = ints.peek().filter(|(at, _)| *at as usize == k) {
+                self.cx.pkts.set_int(i, s);
+                ints.next();
+            }
             self.hosts.adopt(self.cx.pkts.get_mut(i));
             let mut ev = parcel.ev;
             match &mut ev {
@@ -92,6 +97,7 @@ impl Sim {
             self.cx.push(parcel.time, ev);
         }
         post.parcels.clear();
+        post.ints.clear();
         for note in post.notes.drain(..) {
             self.hosts.on_note(&mut self.cx, note);
         }

@@ -39,6 +39,7 @@ pub use flows::ReceiverHalf;
 use flows::{Ends, FlowTable};
 use share::Share;
 
+use crate::packet::int::IntStack;
 pub use config::HostConfig;
 use nic::Nic;
 use ping::{PingConfig, Pinger};
@@ -76,6 +77,12 @@ pub struct Hosts {
     dropped: Vec<u32>,
     /// `[ping]`: the ping workload's source.
     pinger: Option<Pinger>,
+    /// The flows run RoCE (their ACKs go to `Input::RoceAck`); with HPCC, whose data and
+    /// ACKs carry telemetry.
+    roce: bool,
+    telemetry: bool,
+    /// Scratch: the telemetry of the packet being delivered, for its ACK or its sender.
+    int_rx: IntStack,
     /// In a parallel run, this process's share of the hosts (None: all are ours).
     share: Option<Box<Share>>,
 }
@@ -130,6 +137,9 @@ impl Hosts {
             segs: Vec::new(),
             dropped: Vec::new(),
             pinger: None,
+            roce: transport.roce().is_some(),
+            telemetry: transport.roce().is_some_and(|r| r.int_bytes() > 0),
+            int_rx: IntStack::default(),
             share: None,
         }
     }

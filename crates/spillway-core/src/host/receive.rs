@@ -10,8 +10,8 @@ use super::Hosts;
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
 use crate::engine::mailbox::Done;
-use crate::packet::{Packet, PktKind, IN_NETWORK};
-use crate::transport::connection::{AckInfo, Data, Handled, Input};
+use crate::packet::{Packet, PktKind, CARRIES_INT, IN_NETWORK};
+use crate::transport::connection::{AckInfo, Data, Handled, Input, RoceAck};
 use crate::units::Ps;
 
 /// What [`Hosts::deliver`] reads of a packet.
@@ -190,6 +190,9 @@ impl Hosts {
         // Only the fields read below, not the whole packet: its slot may be reused by
         // the ACK this sends, so they are taken before the packet is freed.
         let p = Delivered::of(cx.pkts.get(pkt));
+        if self.telemetry && cx.pkts.get(pkt).journey & CARRIES_INT != 0 {
+            self.int_rx = *cx.pkts.int(pkt);
+        }
         cx.pkts.free(pkt);
         let slot = p.flow_slot;
         if self.flows.live_mut(slot, p.flow_id).is_none() {
@@ -270,7 +273,17 @@ impl Hosts {
                 let mut segs = std::mem::take(&mut self.segs);
                 let f = self.flows.get(slot);
                 let budget = self.nic_limit.saturating_sub(f.in_nic) as usize;
-                f.conn.handle(now, Input::Ack(&ack));
+                if self.roce {
+                    let a = RoceAck {
+                        cum: ack.cum,
+                        nack: p.ppl,
+                        ece: ack.ece,
+                        int: self.telemetry.then_some(&self.int_rx),
+                    };
+                    f.conn.handle(now, Input::RoceAck(a));
+                } else {
+                    f.conn.handle(now, Input::Ack(&ack));
+                }
                 f.conn.poll_transmit(now, budget, &mut segs);
                 let done = if f.ends == Ends::Sender {
                     f.conn.sender_done()

@@ -10,6 +10,7 @@ use super::Hosts;
 use crate::engine::context::Ctx;
 use crate::engine::event::Ev;
 use crate::output::ideal::{ideal_fct, ideal_fct_cut_through};
+use crate::packet::int::IntStack;
 use crate::packet::wire::wire_bytes;
 use crate::packet::{Packet, PktKind, IN_NETWORK};
 use crate::rng::mix64;
@@ -143,6 +144,10 @@ impl Hosts {
             p.ect = s.ect;
             p.cpa = s.cpa;
             let pkt = cx.pkts.alloc(p);
+            if self.telemetry && kind == PktKind::Data {
+                // HPCC: an empty telemetry header, filled hop by hop.
+                cx.pkts.set_int(pkt, IntStack::default());
+            }
             self.nic_send(cx, src, pkt);
             if self.nic_refused {
                 self.nic_refused = false;
@@ -201,6 +206,10 @@ impl Hosts {
         pkt.dsack = ack.dsack;
         let from = f.dst;
         let pkt = cx.pkts.alloc(pkt);
+        if self.telemetry {
+            // HPCC: the ACK carries the records of the data packet it answers.
+            cx.pkts.set_int(pkt, self.int_rx);
+        }
         self.nic_send(cx, from, pkt);
     }
 

@@ -5,8 +5,10 @@
 //! Both live in the [`Arena`] and are referred to by index: no per-packet allocation.
 
 use crate::units::Ps;
+use int::{IntHop, IntStack};
 
 pub mod cut;
+pub mod int;
 pub mod notification;
 pub mod pause;
 pub mod quench;
@@ -44,6 +46,9 @@ pub const IN_NETWORK: u8 = 1;
 /// [`Packet::journey`]: it was served ahead of another flow's packet, or took its place,
 /// at some pFabric queue on its way (Turbo §4.1: dropped later, it is a zombie).
 pub const BLOCKED: u8 = 2;
+/// [`Packet::journey`]: it carries HPCC's telemetry header (`packet/int.rs`), its records
+/// in the arena beside it ([`Arena::int`]).
+pub const CARRIES_INT: u8 = 4;
 
 #[derive(Debug, Clone)]
 pub struct Packet {
@@ -88,8 +93,8 @@ pub struct Packet {
     pub ppl: bool,
     /// ACK: D-SACK flag (`AckInfo::dsack`).
     pub dsack: bool,
-    /// Data: what has happened to it on its way, bits [`IN_NETWORK`] and [`BLOCKED`] (one
-    /// byte, which keeps the packet at 152 bytes).
+    /// Data: what has happened to it on its way, bits [`IN_NETWORK`] and [`BLOCKED`]; data
+    /// and ACKs: [`CARRIES_INT`] (one byte, which keeps the packet at 152 bytes).
     pub journey: u8,
     /// PACK option (CP §4.3): the lost block with its edges swapped, (right, left).
     pub pack: (u64, u64),
@@ -198,6 +203,10 @@ pub struct Arena {
     pub hot: Vec<Hot>,
     cold: Vec<Packet>,
     free: Vec<u32>,
+    /// HPCC's telemetry of the packets that carry it ([`CARRIES_INT`]), by index: kept
+    /// apart so that the packets of every other transport stay 152 bytes, and empty
+    /// unless some flow runs HPCC.
+    int: Vec<IntStack>,
 }
 
 impl Arena {
@@ -318,5 +327,30 @@ impl Arena {
 
     pub fn capacity(&self) -> usize {
         self.cold.len()
+    }
+
+    /// Packet i's telemetry ([`CARRIES_INT`] packets).
+    #[inline]
+    pub fn int(&self, i: u32) -> &IntStack {
+        &self.int[i as usize]
+    }
+
+    /// Packet i starts carrying telemetry `s` (an empty header at its source, an ACK
+    /// the copy of its data packet's records).
+    #[inline]
+    pub fn set_int(&mut self, i: u32, s: IntStack) {
+        let i = i as usize;
+        if self.int.len() <= i {
+            self.int
+                .resize(self.cold.len().max(i + 1), IntStack::default());
+        }
+        self.int[i] = s;
+        self.cold[i].journey |= CARRIES_INT;
+    }
+
+    /// A switch port appends its record to packet i's telemetry.
+    #[inline]
+    pub fn push_int(&mut self, i: u32, hop: IntHop) {
+        self.int[i as usize].push(hop);
     }
 }

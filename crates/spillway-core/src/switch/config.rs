@@ -85,6 +85,9 @@ pub struct SwitchConfig {
     pub kind: SwitchKind,
     /// `switch.buffer_sharing = "dynamic"`: one pool a switch, shared by its ports.
     pub shared: Option<SharedBuffer>,
+    /// Every port stamps HPCC's telemetry on the data packets that carry it (set when
+    /// the flows run `transport.cc = "hpcc"`).
+    pub telemetry: bool,
 }
 
 /// `switch.ecn = "red"`: the thresholds as given (None: the HPCC simulator's by the
@@ -159,6 +162,10 @@ impl SwitchConfig {
         port: usize,
         rng: &Rng,
     ) -> Option<Box<AtDequeue>> {
+        if self.telemetry {
+            // Refused beside a dequeue marker when the scenario is read.
+            return Some(Box::new(AtDequeue::Telemetry));
+        }
         if let Some(c) = self.codel {
             return Some(Box::new(AtDequeue::Codel(Codel::new(c))));
         }

@@ -10,8 +10,9 @@
 use crate::engine::context::Ctx;
 use crate::engine::event::{Ev, ROUTE_ON_ARRIVAL};
 use crate::fabric::LinkEnd;
+use crate::packet::int::IntHop;
 use crate::packet::notification::NOTIFICATION_FRAME;
-use crate::packet::{prefetch, Arena, Hot, PktKind, BLOCKED, NIL};
+use crate::packet::{prefetch, Arena, Hot, PktKind, BLOCKED, CARRIES_INT, NIL};
 use crate::switch::discipline::pfabric::{Entry, PFabricQueue};
 use crate::switch::marking::threshold::Threshold;
 use crate::switch::marking::AtDequeue;
@@ -858,14 +859,31 @@ impl Port {
             let ser = self.serialization(NOTIFICATION_FRAME as u64);
             self.notif.as_mut().unwrap().pop(now, ser).unwrap()
         } else if let Some(pkt) = self.dequeue(now, &mut cx.pkts) {
-            if self.marks_at_dequeue() {
-                let cold = cx.pkts.get(pkt);
-                if cold.kind == PktKind::Data {
-                    // RFC 8289 `dodequeue` (and Linux), and the HPCC simulator's RED,
-                    // test what stays behind.
-                    let backlog = self.bytes;
-                    let m = self.at_dequeue.as_mut().expect("a marking port");
-                    mark = m.on_dequeue(now, now.saturating_sub(cold.enq), backlog);
+            // The hot part says what it is (read anyway, to send it); only CoDel needs
+            // the packet's cold part (its enqueue time).
+            if self.marks_at_dequeue() && cx.pkts.hot(pkt).kind == PktKind::Data {
+                // RFC 8289 `dodequeue` (and Linux), and the HPCC simulator's RED and
+                // telemetry, look at what stays behind.
+                let backlog = self.bytes;
+                match self.at_dequeue.as_deref_mut().expect("a marking port") {
+                    AtDequeue::Telemetry => {
+                        // HPCC §4.2: the bytes sent before this packet and the queue it
+                        // leaves, as the HPCC simulator stamps them at dequeue. Every data
+                        // packet of a run whose ports stamp carries the header.
+                        debug_assert!(cx.pkts.get(pkt).journey & CARRIES_INT != 0);
+                        let hop = IntHop {
+                            ts: now,
+                            tx_bytes: self.sent_bytes,
+                            qlen: backlog,
+                            rate: self.rate,
+                        };
+                        cx.pkts.push_int(pkt, hop);
+                    }
+                    AtDequeue::Red(r) => mark = r.on_dequeue(backlog),
+                    AtDequeue::Codel(c) => {
+                        let sojourn = now.saturating_sub(cx.pkts.get(pkt).enq);
+                        mark = c.on_dequeue(now, sojourn, backlog);
+                    }
                 }
             }
             pkt

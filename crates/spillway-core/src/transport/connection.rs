@@ -9,6 +9,7 @@
 //! A connection here is both ends of one flow: the sender at the flow's source and the
 //! receiver at its destination. Inputs name the end they arrive at.
 
+use crate::packet::int::IntStack;
 use crate::packet::MAX_SACK;
 use crate::units::Ps;
 
@@ -38,6 +39,20 @@ pub enum Input<'a> {
     /// At the receiver: a payload-cut data packet (CP §4.3): bytes `seq..seq + len` were
     /// lost at a switch.
     Cut { seq: u64, len: u32 },
+    /// At a RoCE sender: an ACK or NACK (`transport/roce`).
+    RoceAck(RoceAck<'a>),
+}
+/// What an ACK or NACK tells the sender.
+#[derive(Debug, Clone, Copy)]
+pub struct RoceAck<'a> {
+    /// Every byte below this has arrived.
+    pub cum: u64,
+    /// A NACK: the receiver dropped a packet beyond `cum`, so send again from `cum`.
+    pub nack: bool,
+    /// DCQCN: the ACK carries a CNP; DCTCP: an ECN echo.
+    pub ece: bool,
+    /// HPCC: the telemetry of the data packet it acknowledges.
+    pub int: Option<&'a IntStack>,
 }
 
 /// A data segment as it reached the receiver: what its headers carry.

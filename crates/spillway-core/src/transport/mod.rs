@@ -6,17 +6,20 @@
 //!   pFabric's probe mode
 //! - [`cc`]: the congestion controls: NewReno, CUBIC, DCTCP, pFabric
 //! - [`turbo`]: Turbo (no rate control; priorities, timeouts and probes), T1 to T4
+//! - [`roce`]: RoCE hosts, rate-based, go-back-N, with DCQCN, HPCC or DCTCP
 //!
 //! [`Transport`] is the one a flow runs, dispatched statically (an enum, one variant per
 //! transport).
 
 pub mod cc;
 pub mod connection;
+pub mod roce;
 pub mod tcp;
 pub mod turbo;
 
 use crate::units::Ps;
 use connection::{Ack, Handled, Input, Segment, Stats};
+use roce::{RoceConfig, RoceConnection};
 use tcp::config::TcpConfig;
 use tcp::TcpConnection;
 use turbo::{TurboConfig, TurboConnection};
@@ -26,6 +29,7 @@ use turbo::{TurboConfig, TurboConnection};
 pub enum TransportConfig {
     Tcp(TcpConfig),
     Turbo(TurboConfig),
+    Roce(RoceConfig),
 }
 
 impl TransportConfig {
@@ -34,6 +38,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(c) => c.mss,
             TransportConfig::Turbo(c) => c.mss,
+            TransportConfig::Roce(c) => c.mss,
         }
     }
 
@@ -42,6 +47,8 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(c) => c.header_bytes,
             TransportConfig::Turbo(c) => c.header_bytes,
+            // HPCC's telemetry header rides on every packet.
+            TransportConfig::Roce(c) => c.header_bytes + c.int_bytes(),
         }
     }
 
@@ -50,6 +57,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(c) => c.data_class,
             TransportConfig::Turbo(c) => c.data_class,
+            TransportConfig::Roce(c) => c.data_class,
         }
     }
 
@@ -58,6 +66,7 @@ impl TransportConfig {
         match self {
             TransportConfig::Tcp(c) => c.ack_class,
             TransportConfig::Turbo(c) => c.ack_class,
+            TransportConfig::Roce(c) => c.ack_class,
         }
     }
 
@@ -65,7 +74,7 @@ impl TransportConfig {
     pub fn tcp(&self) -> Option<&TcpConfig> {
         match self {
             TransportConfig::Tcp(c) => Some(c),
-            TransportConfig::Turbo(_) => None,
+            TransportConfig::Turbo(_) | TransportConfig::Roce(_) => None,
         }
     }
 
@@ -73,10 +82,21 @@ impl TransportConfig {
     /// Turbo keeps one there, so a host's NIC is never idle while a flow has data and
     /// serves the best flow next (its queue is pFabric's), where the paper lets every
     /// flow send at line rate on its own (Turbo §4(1)).
+    ///
+    /// A RoCE NIC holds one packet per queue pair too: it serves the queue pairs the rate
+    /// limiter lets go in turn (the HPCC simulator's round robin).
     pub fn nic_segments(&self) -> Option<u32> {
         match self {
             TransportConfig::Tcp(_) => None,
-            TransportConfig::Turbo(_) => Some(1),
+            TransportConfig::Turbo(_) | TransportConfig::Roce(_) => Some(1),
+        }
+    }
+
+    /// RoCE's settings, if the flows run RoCE.
+    pub fn roce(&self) -> Option<&RoceConfig> {
+        match self {
+            TransportConfig::Roce(c) => Some(c),
+            _ => None,
         }
     }
 }
@@ -87,6 +107,7 @@ impl TransportConfig {
 pub enum Transport {
     Tcp(TcpConnection),
     Turbo(TurboConnection),
+    Roce(RoceConnection),
 }
 
 impl Transport {
@@ -97,6 +118,7 @@ impl Transport {
         match cfg {
             TransportConfig::Tcp(c) => Transport::Tcp(TcpConnection::new(c, size, class)),
             TransportConfig::Turbo(c) => Transport::Turbo(TurboConnection::new(c, size, class)),
+            TransportConfig::Roce(c) => Transport::Roce(RoceConnection::new(c, size, class)),
         }
     }
 
@@ -105,6 +127,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.sender().class(),
             Transport::Turbo(c) => c.sender().class(),
+            Transport::Roce(c) => c.sender().class(),
         }
     }
 
@@ -112,6 +135,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.start(),
             Transport::Turbo(c) => c.start(),
+            Transport::Roce(c) => c.start(),
         }
     }
 
@@ -120,6 +144,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.handle(now, input),
             Transport::Turbo(c) => c.handle(now, input),
+            Transport::Roce(c) => c.handle(now, input),
         }
     }
 
@@ -128,6 +153,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.poll_transmit(now, budget, out),
             Transport::Turbo(c) => c.poll_transmit(now, budget, out),
+            Transport::Roce(c) => c.poll_transmit(now, budget, out),
         }
     }
 
@@ -136,6 +162,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.wants_poll(budget),
             Transport::Turbo(c) => c.wants_poll(budget),
+            Transport::Roce(c) => c.wants_poll(budget),
         }
     }
 
@@ -143,6 +170,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.poll_ack(),
             Transport::Turbo(c) => c.poll_ack(),
+            Transport::Roce(c) => c.poll_ack(),
         }
     }
 
@@ -151,6 +179,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.poll_timeout(),
             Transport::Turbo(c) => c.poll_timeout(),
+            Transport::Roce(c) => c.poll_timeout(),
         }
     }
 
@@ -160,6 +189,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.finished(),
             Transport::Turbo(c) => c.finished(),
+            Transport::Roce(c) => c.finished(),
         }
     }
 
@@ -172,6 +202,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.sender().done(),
             Transport::Turbo(c) => c.sender().done(),
+            Transport::Roce(c) => c.sender().done(),
         }
     }
 
@@ -179,6 +210,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.stats(),
             Transport::Turbo(c) => c.stats(),
+            Transport::Roce(c) => c.stats(),
         }
     }
 
@@ -187,6 +219,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.receiver().is_duplicate(seq),
             Transport::Turbo(c) => c.receiver().is_duplicate(seq),
+            Transport::Roce(c) => c.receiver().is_duplicate(seq),
         }
     }
 
@@ -196,20 +229,29 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.receiver().ce_flips(ce),
             Transport::Turbo(c) => c.receiver().ce_flips(ce),
+            // An ACK per packet: nothing is held.
+            Transport::Roce(_) => false,
         }
     }
 
     pub fn tcp(&self) -> Option<&TcpConnection> {
         match self {
             Transport::Tcp(c) => Some(c),
-            Transport::Turbo(_) => None,
+            Transport::Turbo(_) | Transport::Roce(_) => None,
         }
     }
 
     pub fn turbo(&self) -> Option<&TurboConnection> {
         match self {
             Transport::Turbo(c) => Some(c),
-            Transport::Tcp(_) => None,
+            Transport::Tcp(_) | Transport::Roce(_) => None,
+        }
+    }
+
+    pub fn roce(&self) -> Option<&RoceConnection> {
+        match self {
+            Transport::Roce(c) => Some(c),
+            _ => None,
         }
     }
 
@@ -218,6 +260,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.sender().remaining(),
             Transport::Turbo(c) => c.unacked(),
+            Transport::Roce(c) => c.sender().remaining(),
         }
     }
 
@@ -227,6 +270,7 @@ impl Transport {
         match self {
             Transport::Tcp(c) => c.sender().unsacked(),
             Transport::Turbo(c) => c.sender().remaining(),
+            Transport::Roce(c) => c.sender().remaining(),
         }
     }
 }

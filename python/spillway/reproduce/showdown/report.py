@@ -74,6 +74,12 @@ READING = """## Reading the results
   finer size classification of their own; Fastpass's arbiter allocates timeslots max-min
   fairly, whatever a flow's class. In partition/aggregate every scheme's switches see the
   background flows in class 7, the queries in class 0.
+- **What came after the papers.** DCQCN, HPCC and DCTCP-RoCE are RDMA hosts (RoCE: line-rate
+  start, the NIC's rate limiter, go-back-N) on DeTail's lossless fabric (CIOQ switches with
+  PFC, the common 128 KB a port, ECMP, one class), with the congestion controls deployed
+  after the five papers (DCQCN with RED marking; HPCC with in-band telemetry from every
+  switch port) and DCTCP's reaction on the same hosts. 1,000 B payloads: their FCTs count
+  their own headers (docs/mechanisms.md § RoCE hosts).
 - **Fastpass's control traffic is in band.** Every endpoint reports to the arbiter every
   10 µs and the arbiter answers every 16 timeslots, through the same switches as the data,
   at the highest priority, with 1% of each link's time set aside for it. All of it crosses

@@ -11,7 +11,7 @@ from spillway import schemes
 # The schemes the issue names, in the order the tables list them (registry names).
 SCHEMES = ("TCP", "CUBIC", "DCTCP", "pFabric", "Turbo-T1", "Turbo-T2", "FL-FH", "FL-PS",
            "pFabric+FL", "CP", "DCTCP+CP", "detail", "priority_pfc", "detail-1class",
-           "priority_pfc-1class", "Fastpass")
+           "priority_pfc-1class", "Fastpass", "DCQCN", "HPCC", "DCTCP-RoCE")
 # Registry schemes the showdown leaves out unless asked for (`spillway compare --schemes`).
 LEFT_OUT = {
     "TCP+SQ": "FastLane's own strawman (§2.2.1, Fig. 2); it needs an ECN marker the common "
@@ -39,6 +39,8 @@ CLASSED = ("detail", "priority_pfc")
 # the endpoint queues, up to 2.6 ms measured at load 0.8; Linux's 200 ms would make each
 # packet the in-band FCP traffic gets dropped cost 200 ms).
 RTO_LOSSLESS = "10ms"
+# The RoCE rows (issue 40): RoCE hosts on the lossless fabric.
+ROCE = ("DCQCN", "HPCC", "DCTCP-RoCE")
 RTO_FASTPASS = "10ms"
 # CP §5.2's 4 KB allowance for cut packets, on a 1 Gbit/s testbed, scaled to 10 Gbit/s.
 CUT_EXTRA = "40KB"
@@ -104,6 +106,8 @@ def scheme_overrides(name: str, fabric: Fabric) -> dict[str, Any]:
     elif name in ("detail", "priority_pfc", "baseline", "priority", "fc", "detail-1class",
                   "priority_pfc-1class"):
         extra = {"transport.rto_min": RTO_LOSSLESS} | (SIZE_CLASSES if name in CLASSED else {})
+    elif name in ROCE:
+        extra = {"transport.rto_min": RTO_LOSSLESS}
     elif name == "Fastpass":
         extra = {"fastpass.arbiter": fabric.arbiter, "transport.rto_min": RTO_FASTPASS,
                  "fastpass.arbiter_link_rate": fabric.arbiter_link}
@@ -168,6 +172,23 @@ PARAMETERS = {
                      "DeTail row before size classes, kept to show what they change.",
     "priority_pfc-1class": "As priority_pfc, serving one class (`switch.priorities = "
                            "false`).",
+    "DCQCN": "RoCE hosts on DeTail's lossless fabric (CIOQ switches, iSLIP, PFC with DeTail "
+             "§6.1's thresholds, the common 128 KB per port, ECMP, one class): flows start at "
+             "line rate, the NIC paces each at its rate, a NACK or a 10 ms timeout (lossless: "
+             "only a spurious one) sends again from the hole. DCQCN as the HPCC simulator "
+             "runs it (α every 1 µs with g = 1/256, a cut at most every 4 µs, the 300 µs "
+             "increase timer, F = 1, 2 and 20 Mbit/s steps at 10 Gbit/s), RED marking at "
+             "40/160 KB with Pmax 0.2 (100/400 KB per 25 Gbit/s), and the paper's notification "
+             "point: at most one CNP per flow per 50 µs. 1,000 B payloads, 44 B of RoCEv2 "
+             "headers.",
+    "HPCC": "As DCQCN's fabric and hosts, no ECN: every switch port stamps 42 B of telemetry "
+            "on each data packet (and the ACK carries it back); η = 0.95, maxStage 5, "
+            "W_AI = 50 Mbit/s, the window R·T with T the fabric's longest base round trip, "
+            "reaction on every ACK.",
+    "DCTCP-RoCE": "As DCQCN's fabric and hosts, the rate and window cut by α/2 (g = 1/16) at "
+                  "the first ECN echo of a window and raised by 615 Mbit/s a window without "
+                  "one (the HPCC simulator's CC_MODE 8); ports mark above K = 32 KB, as the "
+                  "TCP DCTCP row's.",
     "Fastpass": "The arbiter on the fabric's last host (left out of every scheme's "
                 "workload), on a 40 Gbit/s link (`fastpass.arbiter_link_rate`; 100 Gbit/s on "
                 "the 1024-host fat tree), and its switch's links up to the next tier at the "

@@ -7,25 +7,15 @@ pub mod codel;
 pub mod red;
 pub mod threshold;
 
-use crate::units::Ps;
 use codel::Codel;
 use red::Red;
 
-/// A marker that decides as a data packet leaves the port.
+/// What a port does as a data packet leaves it: a marker's decision, or HPCC's
+/// telemetry record (`packet/int.rs`; the HPCC simulator's `SwitchNotifyDequeue`), which
+/// marks nothing.
 #[derive(Debug, Clone)]
 pub enum AtDequeue {
     Codel(Codel),
     Red(Red),
-}
-
-impl AtDequeue {
-    /// Is the data packet leaving at `now`, after `sojourn` in the queue and with
-    /// `backlog` bytes behind it, marked?
-    #[inline]
-    pub fn on_dequeue(&mut self, now: Ps, sojourn: Ps, backlog: u64) -> bool {
-        match self {
-            AtDequeue::Codel(c) => c.on_dequeue(now, sojourn, backlog),
-            AtDequeue::Red(r) => r.on_dequeue(backlog),
-        }
-    }
+    Telemetry,
 }

@@ -73,6 +73,8 @@ impl TcpConnection {
             Input::Quench => self.sender.on_quench(),
             Input::NicFreed => self.sender.on_nic_freed(),
             Input::Refused(segs) => self.sender.unsend(segs),
+            // Only RoCE flows get these.
+            Input::RoceAck(_) => {}
             Input::Timeout => {
                 self.sender.on_timeout(now);
                 return Handled {

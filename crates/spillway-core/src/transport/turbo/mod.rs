@@ -62,6 +62,7 @@ impl TurboConnection {
             | Input::ProbeNotified
             | Input::Quench
             | Input::Refused(_)
+            | Input::RoceAck(_)
             | Input::Cut { .. } => {}
         }
         Handled::default()
