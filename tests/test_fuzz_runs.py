@@ -61,6 +61,21 @@ def draws(seed: int, count: int = 60) -> Iterator[tuple[str, str, list[str]]]:
         yield topo, text, overrides
 
 
+def _to_end(sim: _core.Simulation) -> tuple[dict, dict]:
+    """Runs ``sim`` to its end; its flow and query records, each column joined."""
+    flows, queries = [], []
+    while True:
+        done = sim.step(10**6)
+        flows.append(sim.take_flows())
+        queries.append(sim.take_queries())
+        if done:
+            break
+
+    def join(parts: list[dict]) -> dict:
+        return {k: np.concatenate([x[k] for x in parts]) for k in parts[0]}
+    return join(flows), join(queries)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_random_runs_to_completion_keep_their_outputs_true(seed: int) -> None:
     ran = 0
@@ -71,16 +86,9 @@ def test_random_runs_to_completion_keep_their_outputs_true(seed: int) -> None:
         except ScenarioError:
             continue  # a combination refused at validation
         ran += 1
-        flows, queries = [], []
-        while True:
-            done = sim.step(10**6)
-            flows.append(sim.take_flows())
-            queries.append(sim.take_queries())
-            if done:
-                break
+        f, q = _to_end(sim)
         what = (text, overrides)
         assert sim.stop_reason == "all_flows_done", (sim.stop_reason, what)
-        f = {k: np.concatenate([x[k] for x in flows]) for k in flows[0]}
         c = sim.counters()
         end = c["sim_time_ps"]
         assert (f["finish_ps"] >= f["start_ps"]).all(), what
@@ -93,7 +101,6 @@ def test_random_runs_to_completion_keep_their_outputs_true(seed: int) -> None:
         assert (f["delivered_bytes"] == f["size_bytes"]).all(), what
         assert c["bytes_delivered"] == c["bytes_offered"] == f["size_bytes"].sum(), what
         assert c["flows_finished"] == c["flows_started"] == len(f["flow_id"]), what
-        q = {k: np.concatenate([x[k] for x in queries]) for k in queries[0]}
         assert (q["finish_ps"] >= q["start_ps"]).all() and (q["finish_ps"] <= end).all(), what
         assert c["queries_unfinished"] == 0, what
     assert ran >= 30, f"only {ran} of 60 combinations were accepted"
@@ -149,15 +156,9 @@ def test_random_roce_runs_deliver_every_byte_once(seed: int) -> None:
         except ScenarioError:
             continue
         ran += 1
-        flows = []
-        while True:
-            done = sim.step(10**6)
-            flows.append(sim.take_flows())
-            if done:
-                break
+        f, _ = _to_end(sim)
         what = (text, overrides)
         assert sim.stop_reason == "all_flows_done", (sim.stop_reason, what)
-        f = {k: np.concatenate([x[k] for x in flows]) for k in flows[0]}
         c = sim.counters()
         assert (f["slowdown"] >= 1.0).all(), (f["slowdown"].min(), what)
         assert (f["delivered_bytes"] == f["size_bytes"]).all(), what

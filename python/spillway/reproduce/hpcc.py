@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from spillway import plots
+from spillway._core import parse_time
 from spillway.intervals import ratio
 from spillway.reproduce import Figure, claim
 from spillway.reproduce.claim import Claim
@@ -146,7 +147,7 @@ def _hadoop(quick: bool) -> Figure:
         cut = float(np.quantile(f.size_bytes, 0.95))
         big = resampled_groups(f[f.size_bytes >= cut], ["scheme"], ["s"], "hpcc_fig11/long")
         p50_long = {s: big[(s,)].quantiles(0, [0.5])[0] for s in SCHEMES if (s,) in big}
-        runs = _runs(res, _ps(duration))
+        runs = _runs(res, parse_time(duration))
         rows = []
         for s in SCHEMES:
             g = runs[runs.scheme == s]
@@ -211,7 +212,7 @@ def _incast(quick: bool) -> Figure:
         est = resampled_groups(bg[bg.size_bytes <= SHORT], ["scheme"], ["s"],
                                "hpcc_incast/short")
         p95 = {s: est[(s,)].quantiles(0, [0.95])[0] for s in SCHEMES if (s,) in est}
-        runs = _runs(res, _ps(duration))
+        runs = _runs(res, parse_time(duration))
         paused = {s: runs[runs.scheme == s].paused_share.to_numpy() for s in SCHEMES}
         t = pd.DataFrame([{"scheme": s, "background flows": int((bg.scheme == s).sum()),
                            "short p95 slowdown": p95[s].fmt(),
@@ -259,15 +260,6 @@ def _incast(quick: bool) -> Figure:
         analyze=analyze,
         paper=["§5.3: PFC pauses occur only under DCQCN and TIMELY, mainly with incast; "
                "their windowed variants and HPCC nearly eliminate them."])
-
-
-def _ps(t: str) -> float:
-    """A duration like `10ms` in picoseconds."""
-    units = {"us": 1e6, "ms": 1e9, "s": 1e12}
-    for u, k in units.items():
-        if t.endswith(u) and t[: -len(u)].replace(".", "").isdigit():
-            return float(t[: -len(u)]) * k
-    raise ValueError(t)
 
 
 def figures(quick: bool) -> list[Figure]:
